@@ -1,0 +1,43 @@
+# Two entry points: `make test` and `make demo`. Each sets up what it needs on a fresh machine
+# (venv, Docker engine, images) and reuses it on the next run.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export DO_NOT_TRACK := 1
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
+export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 60
+
+.PHONY: test demo venv engine images bench doctor clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+engine:
+	@bash scripts/engine-up.sh
+
+images: venv engine
+	$(VENV)/bin/clawmark images build --all
+
+test: venv engine images
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+demo: venv engine images
+	$(VENV)/bin/clawmark demo
+
+bench: venv engine images
+	$(PY) bench/run_all.py
+
+doctor: venv
+	$(VENV)/bin/clawmark doctor
+
+clean:
+	rm -rf $(VENV) .pytest_cache .clawmark

@@ -1,0 +1,28 @@
+"""The `clawmark` command. Each area owns one module here that exposes a Typer `app`;
+heavy libraries (docker, litellm, prefect) are imported inside commands so `--help` stays fast."""
+
+from __future__ import annotations
+
+import typer
+
+from clawmark.cli import catalog, doctor, gateway, images, run, swe
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__.splitlines()[0])
+app.add_typer(images.app, name="images", help="Build, list and prune clawmark's Docker images.")
+app.add_typer(catalog.app, name="catalog", help="Validate and list tasks, instances and suites.")
+app.add_typer(gateway.app, name="gateway", help="The model gateway every model call goes through.")
+app.add_typer(swe.app, name="swe", help="Patch tasks: evaluate predictions, grade saved logs.")
+app.command("doctor")(doctor.doctor)
+app.command("run")(run.run)
+
+
+@app.command("version")
+def version() -> None:
+    """Print clawmark's version and protocol version."""
+    from clawmark import PROTOCOL_VERSION, __version__
+
+    typer.echo(f"clawmark {__version__} (protocol {PROTOCOL_VERSION})")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Make sure a Docker engine answers: reuse a running one, else install Debian's docker.io
+# and start dockerd in the background. Idempotent; safe to call before every test run.
+set -euo pipefail
+
+log_dir="${CLAWMARK_ENGINE_LOG_DIR:-/var/log}"
+sock="/var/run/docker.sock"
+
+say() { printf 'engine-up: %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+if docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
+  say "engine already answering (server $(docker version --format '{{.Server.Version}}'))"
+  exit 0
+fi
+if [ -n "${DOCKER_HOST:-}" ]; then
+  die "DOCKER_HOST=$DOCKER_HOST is set but no engine answers there; start it or unset DOCKER_HOST"
+fi
+[ "$(id -u)" = 0 ] || die "no engine answers and starting one needs root (run as root, or start dockerd yourself)"
+
+if ! command -v dockerd >/dev/null 2>&1; then
+  command -v apt-get >/dev/null 2>&1 || die "dockerd is missing and apt-get is not available to install docker.io"
+  avail_kb=$(df -Pk /var | awk 'NR==2 {print $4}')
+  [ "${avail_kb:-0}" -gt 2000000 ] || die "less than 2 GB free under /var: free disk before installing docker.io"
+  say "installing docker.io from Debian"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq || die "apt-get update failed (is a Debian mirror reachable?)"
+  apt-get install -y -qq --no-install-recommends docker.io iptables >/dev/null \
+    || die "apt-get install docker.io failed"
+fi
+
+say "starting dockerd (log: $log_dir/dockerd.log)"
+mkdir -p "$log_dir"
+setsid dockerd >"$log_dir/dockerd.log" 2>&1 < /dev/null &
+for _ in $(seq 1 120); do
+  if [ -S "$sock" ] && docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
+    say "engine up (server $(docker version --format '{{.Server.Version}}'))"
+    exit 0
+  fi
+  sleep 0.5
+done
+tail -n 20 "$log_dir/dockerd.log" >&2 || true
+die "dockerd did not answer within 60 s; see $log_dir/dockerd.log"
