@@ -1,0 +1,109 @@
+"""Artifact folder of one attempt: `<artifacts_root>/<sweep_id>/<cell_key>/`.
+
+```
+logs/             service, agent and container logs
+transcript/       the claw's session backup / conversation
+artifacts/        closed-loop deliverables copied out of /tmp_workspace/results
+ledger.jsonl      gateway usage ledger (one line per model call)
+decisions.jsonl   supervisor decisions, one per executor turn
+patch.diff        cleaned model patch (patch track)
+patch.raw.diff    the patch before cleaning
+report.json       swebench-compatible per-instance report
+eval.log          evaluator output
+config.json       resolved attempt config (saved with every result)
+row.json          the attempt row, written just before the Parquet row commits the cell
+```
+The Parquet row in the `ResultStore` is the commit point; a folder without one belongs to an
+unfinished cell and is removed by `ResultStore.clear_partial` on resume.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clawmark.results.identity import config_hash
+
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class UnsafeName(ValueError):
+    """A sweep id or cell key that would escape its folder or is not portable."""
+
+
+def check_name(kind: str, value: str) -> str:
+    if not _SAFE_NAME.fullmatch(value or ""):
+        raise UnsafeName(f"{kind} {value!r}: expected letters, digits, '.', '_' or '-' (not leading)")
+    return value
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> Path:
+    """Write via a hidden temp file in the same folder + `os.replace`: readers see all or nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if fsync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+@dataclass(frozen=True)
+class AttemptLayout:
+    """Named paths of one cell's artifact folder (local filesystem)."""
+
+    root: Path
+    sweep_id: str
+    cell_key: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root))
+        check_name("sweep_id", self.sweep_id)
+        check_name("cell_key", self.cell_key)
+
+    @property
+    def dir(self) -> Path:
+        return self.root / self.sweep_id / self.cell_key
+
+    logs = property(lambda self: self.dir / "logs")
+    transcript = property(lambda self: self.dir / "transcript")
+    artifacts = property(lambda self: self.dir / "artifacts")
+    ledger = property(lambda self: self.dir / "ledger.jsonl")
+    decisions = property(lambda self: self.dir / "decisions.jsonl")
+    patch = property(lambda self: self.dir / "patch.diff")
+    raw_patch = property(lambda self: self.dir / "patch.raw.diff")
+    report = property(lambda self: self.dir / "report.json")
+    eval_log = property(lambda self: self.dir / "eval.log")
+    config = property(lambda self: self.dir / "config.json")
+    row_json = property(lambda self: self.dir / "row.json")
+
+    def ensure(self) -> AttemptLayout:
+        for folder in (self.logs, self.transcript, self.artifacts):
+            folder.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def is_complete(self) -> bool:
+        """True once `row.json` is written (the last artifact of a finished attempt)."""
+        return self.row_json.is_file()
+
+    def write_config(self, config: Any) -> str:
+        """Save the resolved config (dict or pydantic model) as `config.json`; return its hash."""
+        payload = config.model_dump(mode="json") if hasattr(config, "model_dump") else config
+        text = json.dumps(payload, indent=2, sort_keys=True, default=str)
+        atomic_write_bytes(self.config, text.encode("utf-8"))
+        return config_hash(payload)
+
+    def clear(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
