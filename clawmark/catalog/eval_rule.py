@@ -1,0 +1,137 @@
+"""Parse a hidden references/eval_rule.md: sections, the weighted checkpoint rubric and score caps.
+
+Real rules drift (4-10 sections, varying titles, English or Chinese), so the rubric (§5) and the
+scoring policy (§6) are located by what they contain, never by their heading text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from clawmark.catalog.errors import CatalogError, RubricNotFound
+from clawmark.catalog.rubric_text import find_caps, find_pass_line, find_checkpoints, has_cap_words, has_checkpoint_words
+
+MAX_RULE_BYTES = 512 * 1024
+WEIGHT_TOLERANCE = 0.02
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+class Section(BaseModel):
+    title: str
+    level: int
+    body: str = Field(description="Text under the heading, subsections included.")
+
+
+class Checkpoint(BaseModel):
+    id: str
+    name: str
+    weight: float = Field(ge=0.0, le=1.0, description="Share of the score, normalised so all sum to 1.")
+    description: str = ""
+
+
+class ScoreCap(BaseModel):
+    value: float = Field(ge=0.0, le=1.0, description="Highest score allowed when the condition holds.")
+    condition: str = Field(description="The rule's prose; applied by the supervisor.")
+
+
+class Rubric(BaseModel):
+    sections: list[Section]
+    rubric_section: str = Field(description="Title of the section the checkpoints came from.")
+    policy_section: str | None = Field(description="Title of the section the caps came from.")
+    checkpoints: list[Checkpoint]
+    caps: list[ScoreCap]
+    pass_requirement: str | None = Field(None, description="The policy's pass line, if it states one.")
+
+    @property
+    def total_weight(self) -> float:
+        return sum(c.weight for c in self.checkpoints)
+
+
+def split_sections(text: str) -> list[Section]:
+    """Split at the shallowest heading level used at least twice; text before it is a preamble."""
+    headings = _headings(text)
+    level = next((lv for lv in range(1, 7) if sum(1 for _, l, _ in headings if l == lv) >= 2), None)
+    if level is None:
+        return [Section(title="", level=0, body=text)]
+    lines = text.splitlines()
+    cuts = [(i, title) for i, lv, title in headings if lv == level]
+    sections = [Section(title="", level=0, body="\n".join(lines[: cuts[0][0]]))] if cuts[0][0] else []
+    for (start, title), (end, _) in zip(cuts, cuts[1:] + [(len(lines), "")]):
+        sections.append(Section(title=title, level=level, body="\n".join(lines[start + 1 : end])))
+    return [s for s in sections if s.title or s.body.strip()]
+
+
+def _headings(text: str) -> list[tuple[int, int, str]]:
+    found, in_fence = [], False
+    for index, line in enumerate(text.splitlines()):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and (match := _HEADING.match(line)):
+            found.append((index, len(match.group(1)), match.group(2)))
+    return found
+
+
+def parse_eval_rule(path: str | Path) -> Rubric:
+    """The rubric of one eval_rule.md; RubricNotFound when no weighted checkpoints exist."""
+    path = Path(path)
+    text = _read(path)
+    sections = split_sections(text)
+    rubric_section, checkpoints = _locate_checkpoints(path, sections)
+    policy_section, caps = _locate_caps(sections, rubric_section)
+    return Rubric(sections=sections, rubric_section=rubric_section.title, checkpoints=checkpoints,
+                  policy_section=policy_section.title if policy_section else None, caps=caps,
+                  pass_requirement=find_pass_line(policy_section.body if policy_section else text))
+
+
+def _read(path: Path) -> str:
+    try:
+        if path.stat().st_size > MAX_RULE_BYTES:
+            raise CatalogError(path, "<file>", f"at most {MAX_RULE_BYTES} bytes")
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError(path, "<file>", f"a readable UTF-8 eval rule ({exc.__class__.__name__})") from None
+
+
+def _locate_checkpoints(path: Path, sections: list[Section]) -> tuple[Section, list[Checkpoint]]:
+    """The section whose checkpoints sum closest to 1.0; checkpoint words break ties."""
+    candidates = []
+    for order, section in enumerate(sections):
+        found = find_checkpoints(section.body, heading=section.title)
+        if found:
+            gap = abs(sum(w for _, _, w, _ in found) - 1.0)
+            named = has_checkpoint_words(section.title + "\n" + section.body)
+            candidates.append((gap > WEIGHT_TOLERANCE, not named, -len(found), order, section, found))
+    if not candidates:
+        raise RubricNotFound(path, "checkpoints", "a section of weighted checkpoints "
+                             "(e.g. '| C1 | name | 0.25 | ... |' or '- C1 (weight 0.25): ...')")
+    *_, section, found = min(candidates, key=lambda c: c[:4])
+    return section, _normalised(path, found)
+
+
+def _normalised(path: Path, found: list[tuple[str, str, float, str]]) -> list[Checkpoint]:
+    """Weights as fractions; points (any weight > 1) are scaled by their total."""
+    total = sum(w for _, _, w, _ in found)
+    points = any(w > 1.0 for _, _, w, _ in found)
+    if not points and abs(total - 1.0) > WEIGHT_TOLERANCE:
+        raise RubricNotFound(path, "checkpoints.weight", f"weights summing to 1.0 (got {total:.2f})")
+    scale = total if points else 1.0
+    return [Checkpoint(id=i, name=n, weight=round(w / scale, 6), description=d) for i, n, w, d in found]
+
+
+def _locate_caps(sections: list[Section], rubric: Section) -> tuple[Section | None, list[ScoreCap]]:
+    """The section with the most caps, preferring one other than the rubric and one with cap words."""
+    best: tuple[tuple, Section, list] | None = None
+    for order, section in enumerate(sections):
+        caps = find_caps(section.body)
+        if not caps and not has_cap_words(section.title):
+            continue
+        key = (bool(caps), section is not rubric, len(caps), has_cap_words(section.title + section.body), -order)
+        if best is None or key > best[0]:
+            best = (key, section, caps)
+    if best is None:
+        return None, []
+    return best[1], [ScoreCap(value=v, condition=c) for v, c in best[2]]

@@ -1,0 +1,188 @@
+"""Closed-loop task models: the task YAML as written (`TaskSpec`) and the loaded package."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from clawmark.catalog.eval_rule import Rubric
+
+ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+CATEGORY_REGEX = re.compile(r"^([12])0([1-5])_([a-z_]+)$")
+CAPABILITIES = {1: "skill_usage", 2: "exploration", 3: "long_context", 4: "multimodal", 5: "cross_platform"}
+EVAL_RULE = "references/eval_rule.md"
+SNAPSHOT_SUFFIX = "_snapshot.json"
+
+Capability = Literal["skill_usage", "exploration", "long_context", "multimodal", "cross_platform"]
+Language = Literal["en", "zh"]
+
+
+def parse_category(category: str) -> tuple[Language, Capability]:
+    """`101_skill_usage` -> ("en", "skill_usage"); 2xx is Chinese; the suffix must fit the number."""
+    match = CATEGORY_REGEX.match(category)
+    if not match:
+        raise ValueError("a category like 101_skill_usage (1xx English, 2xx Chinese, 01-05)")
+    language, number, suffix = match.groups()
+    if CAPABILITIES[int(number)] != suffix:
+        raise ValueError(f"suffix {CAPABILITIES[int(number)]!r} for x0{number} (got {suffix!r})")
+    return ("en" if language == "1" else "zh"), suffix  # type: ignore[return-value]
+
+
+class ServiceSpec(BaseModel):
+    """A process started before the first executor turn, from `services/<path>`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=ID_REGEX)
+    path: str | None = Field(None, description="Folder under services/; defaults to the name.")
+    start: str = Field(min_length=1, description="Shell command run inside the service folder.")
+    oneshot: bool = Field(False, description="Blocks until done (1200 s); failure is an infra error.")
+
+    @model_validator(mode="after")
+    def _default_path(self) -> "ServiceSpec":
+        if self.path is None:
+            self.path = self.name
+        return self
+
+
+class RoleOverride(BaseModel):
+    """Per-task settings of the supervisor or the user simulator."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str | None = None
+    provider: str | None = None
+    reasoning_effort: str | None = None
+    instructions: str | None = None
+    policy: str | None = None
+
+
+class CodexSettings(BaseModel):
+    """The judging loop: follow-up budget and role overrides."""
+
+    model_config = ConfigDict(extra="allow")
+
+    max_user_followups: int = Field(2, ge=0, le=20, description="Up to 1 + N executor turns.")
+    supervisor: RoleOverride | None = None
+    user_simulator: RoleOverride | None = None
+
+
+class TaskSpec(BaseModel):
+    """The task YAML exactly as UniClawBench writes it (unknown keys are kept, `privacy` refused)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    task_id: str = Field(pattern=ID_REGEX)
+    category: str
+    agent_sys: Literal["openclaw", "openclaw_edict", "nanobot"] = "openclaw"
+    agent_id: str = Field("main", pattern=ID_REGEX, description="Agent inside the claw (taizi for EDICT).")
+    model: str | None = Field(None, description="Default executor model; a sweep overrides it.")
+    image_model: str | None = Field(None, description="Vision fallback model.")
+    timeout_seconds: int = Field(1200, gt=0, le=86400, description="One executor turn.")
+    max_total_seconds: int = Field(1800, gt=0, le=7 * 86400, description="All executor turns of one attempt.")
+    success_threshold: float = Field(1.0, ge=0.0, le=1.0)
+    task: str = Field(min_length=1, description="The literal request shown to the executor.")
+    task_snapshot: str | None = Field(None, description="Replaces `task` in snapshot mode.")
+    references: list[str] = Field(description="Supervisor-only files; must include references/eval_rule.md.")
+    sources: list[str] = Field(default_factory=list)
+    skills: list[str] = Field(default_factory=list)
+    services: list[ServiceSpec] = Field(default_factory=list)
+    pre_exec: list[str] = Field(default_factory=list, description="Host-side scripts, not under sources/.")
+    pre_exec_parallel_safe: bool = False
+    recording: Literal["none", "low", "high"] = "none"
+    headed: Literal["auto", True, False] = "auto"
+    codex: CodexSettings = Field(default_factory=CodexSettings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_inline_secrets(cls, data: object) -> object:
+        if isinstance(data, dict) and "privacy" in data:
+            raise ValueError("no `privacy:` key; list env-var names in the package's .privacy file")
+        return data
+
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, value: str) -> str:
+        parse_category(value)
+        return value
+
+    @field_validator("references")
+    @classmethod
+    def _has_eval_rule(cls, value: list[str]) -> list[str]:
+        if EVAL_RULE not in value:
+            raise ValueError(f"a list including {EVAL_RULE}")
+        return value
+
+    @model_validator(mode="after")
+    def _budgets_fit(self) -> "TaskSpec":
+        if self.max_total_seconds < self.timeout_seconds:
+            raise ValueError("max_total_seconds >= timeout_seconds")
+        return self
+
+
+class ResolvedService(BaseModel):
+    spec: ServiceSpec
+    folder: Path
+
+
+class ClosedLoopTask(BaseModel):
+    """A loaded task package: the spec plus absolute, checked paths of its resources."""
+
+    spec: TaskSpec
+    layout: Literal["uniclaw", "folder"]
+    task_file: Path
+    package_dir: Path = Field(description="Injection folder (UniClawBench) or the task folder.")
+    language: Language
+    capability: Capability
+    sources_dir: Path | None
+    skill_dirs: dict[str, Path]
+    services: list[ResolvedService]
+    reference_files: list[Path]
+    pre_exec_scripts: list[Path]
+    privacy_vars: list[str] = Field(description="Env-var names whose values come from the runner's environment.")
+    rubric: Rubric
+
+    @property
+    def task_id(self) -> str:
+        return self.spec.task_id
+
+    @property
+    def eval_rule_file(self) -> Path:
+        return self.package_dir / EVAL_RULE
+
+    def prompt(self, snapshot: bool = False) -> str:
+        """The request for the executor (and the supervisor: both must read the same text)."""
+        return self.spec.task_snapshot if snapshot and self.spec.task_snapshot else self.spec.task
+
+    def source_files(self, snapshot: bool = False) -> list[Path]:
+        """Files of sources/ to copy in; `*_snapshot.json` only in snapshot mode."""
+        if self.sources_dir is None:
+            return []
+        files = sorted(p for p in self.sources_dir.rglob("*") if p.is_file())
+        return [p for p in files if snapshot or not p.name.endswith(SNAPSHOT_SUFFIX)]
+
+    def hidden_paths(self) -> list[Path]:
+        """Everything the executor must never see: references/, each reference, pre_exec, .privacy."""
+        hidden = {self.package_dir / "references", *self.reference_files, *self.pre_exec_scripts}
+        privacy = self.package_dir / ".privacy"
+        if privacy.exists():
+            hidden.add(privacy)
+        return sorted(hidden)
+
+    def content_hash(self) -> str:
+        """Stable across layouts and locations: the parsed spec plus every package file's bytes."""
+        digest = hashlib.sha256(json.dumps(self.spec.model_dump(mode="json"), sort_keys=True).encode())
+        for path in sorted(p for p in self.package_dir.rglob("*") if p.is_file() and p != self.task_file):
+            digest.update(path.relative_to(self.package_dir).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def portable(self) -> dict:
+        """The model with paths relative to the package: equal for the same task in either layout."""
+        data = self.model_dump(mode="json", exclude={"layout", "task_file", "package_dir"})
+        return json.loads(json.dumps(data).replace(self.package_dir.as_posix() + "/", "<pkg>/"))
