@@ -1,0 +1,132 @@
+"""The gateway's HTTP face: OpenAI-compatible endpoints under /a/<attempt_id>/<role>/v1, each
+call sent through the client (priced, budgeted, ledgered), plus harmless model-discovery answers."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, AsyncIterator
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from clawmark.gateway import client
+from clawmark.gateway.client import ClientConfig
+from clawmark.gateway.errors import ContextWindowExceeded, ModelError
+from clawmark.gateway.routes import CLAW_PARAMS, AttemptRoute, RouteTable, UnknownAttempt, check_id
+
+_HTTP_STATUS = {"rate_limited": 429, "auth_error": 401, "invalid_request": 400, "context_window_exceeded": 400,
+                "budget_exceeded": 402, "upstream_unavailable": 503}
+
+
+def error_response(status: int, message: str, kind: str, code: str | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "code": code}}, status_code=status)
+
+
+def model_error_response(err: ModelError) -> JSONResponse:
+    code = "context_length_exceeded" if isinstance(err, ContextWindowExceeded) else err.kind
+    return error_response(_HTTP_STATUS.get(err.kind, 502), str(err), err.kind, code)
+
+
+def _sse(data: dict) -> bytes:
+    return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
+
+
+class GatewayApp:
+    """Holds the route table and client limits the endpoints share."""
+
+    def __init__(self, routes: RouteTable, client_config: ClientConfig):
+        self.routes = routes
+        self.client_config = client_config
+
+    def call_kwargs(self, route: AttemptRoute, role: str, body: dict) -> dict[str, Any]:
+        model = route.model_for(role, body.get("model"))
+        if not model:
+            raise UnknownAttempt("request names no model and the attempt has none configured")
+        claw_params = {k: v for k, v in body.items() if k in CLAW_PARAMS}
+        return {"role": role, "attempt_id": route.attempt_id, "model": model, "messages": body.get("messages") or [],
+                "tools": body.get("tools"), "ledger": route.ledger, "budget": route.budget,
+                "config": self.client_config, **claw_params, **route.params}
+
+    async def chat(self, route: AttemptRoute, role: str, body: dict):
+        kwargs = self.call_kwargs(route, role, body)
+        if not body.get("stream"):
+            completion = await client.acomplete(**kwargs)
+            return JSONResponse(completion.response)
+        wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        stream = client.astream(**kwargs)
+        first = await anext(stream)  # upstream errors surface here, as a proper HTTP status
+        return StreamingResponse(self._relay(first, stream, wants_usage), media_type="text/event-stream")
+
+    async def _relay(self, first: dict, stream: AsyncIterator[dict], wants_usage: bool) -> AsyncIterator[bytes]:
+        try:
+            yield _sse(first)
+            async for chunk in stream:
+                if chunk.get("usage") and not chunk.get("choices") and not wants_usage:
+                    continue
+                yield _sse(chunk)
+        except ModelError as err:  # broken half-way: tell the claw in-band, the ledger has it already
+            yield _sse({"error": {"message": str(err), "type": err.kind}})
+        yield b"data: [DONE]\n\n"
+
+    def models(self, route: AttemptRoute, role: str) -> dict:
+        model = route.model_for(role, None)
+        data = [{"id": model, "object": "model", "created": int(time.time()), "owned_by": "clawmark"}] if model else []
+        return {"object": "list", "data": data}
+
+
+def create_gateway_app(gateway: GatewayApp) -> FastAPI:
+    app = FastAPI(title="clawmark model gateway")
+
+    @app.exception_handler(UnknownAttempt)
+    async def unknown_attempt(_: Request, exc: UnknownAttempt) -> JSONResponse:
+        return error_response(404, str(exc), "not_found")
+
+    @app.exception_handler(ModelError)
+    async def model_error(_: Request, exc: ModelError) -> JSONResponse:
+        return model_error_response(exc)
+
+    @app.post("/a/{attempt_id}/{role}/v1/chat/completions")
+    async def chat(attempt_id: str, role: str, request: Request):
+        body = await _json_body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        return await gateway.chat(gateway.routes.get(attempt_id), check_id(role, "role"), body)
+
+    @app.post("/a/{attempt_id}/{role}/v1/responses")
+    async def responses(attempt_id: str, role: str, request: Request):
+        from clawmark.gateway.responses_api import handle_responses  # noqa: PLC0415 - rarely used
+
+        body = await _json_body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        return await handle_responses(gateway, gateway.routes.get(attempt_id), check_id(role, "role"), body)
+
+    @app.get("/a/{attempt_id}/{role}/v1/models")
+    async def attempt_models(attempt_id: str, role: str) -> dict:
+        return gateway.models(gateway.routes.get(attempt_id), check_id(role, "role"))
+
+    @app.get("/v1/models")
+    @app.get("/api/v1/models")
+    async def probe_models() -> dict:  # discovery probes outside an attempt prefix (Hermes)
+        return {"object": "list", "data": []}
+
+    @app.api_route("/api/show", methods=["GET", "POST"])
+    async def probe_show() -> JSONResponse:
+        return error_response(404, "not an Ollama server", "not_found")
+
+    @app.get("/healthz")
+    async def healthz() -> dict:
+        return {"ok": True}
+
+    return app
+
+
+async def _json_body(request: Request) -> dict | JSONResponse:
+    try:
+        body = json.loads(await request.body())
+    except ValueError as exc:
+        return error_response(400, f"request body is not JSON ({exc})", "invalid_request_error")
+    if not isinstance(body, dict):
+        return error_response(400, "request body must be a JSON object", "invalid_request_error")
+    return body

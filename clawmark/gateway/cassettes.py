@@ -1,0 +1,132 @@
+"""Cassettes: the scripts of the scripted model (format: tasks_catalog/cassettes/README.md).
+
+Step choice is stateless, so concurrent attempts and resumed ones replay identically:
+triggers (steps with `match`) are tried first, in file order, against the latest user or tool
+message; otherwise the k-th script step (no `match`) answers a request holding k assistant
+messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError
+
+from clawmark.settings import TASKS_CATALOG
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+class CassetteError(ValueError):
+    """A cassette is missing, malformed, or has no step for a request (HTTP 400 upstream)."""
+
+
+class StepUsage(BaseModel):
+    prompt: int | None = Field(None, ge=0, description="Prompt tokens; default: ~chars/4 of the request.")
+    cached: int = Field(0, ge=0, description="Of which read from cache.")
+    completion: int | None = Field(None, ge=0, description="Completion tokens; default: ~chars/4 of the reply.")
+    reasoning: int = Field(0, ge=0, description="Of which reasoning.")
+
+
+class ToolCall(BaseModel):
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict, description="A mapping (sent as JSON) or a JSON string.")
+    id: str | None = None
+
+    def arguments_json(self) -> str:
+        return self.arguments if isinstance(self.arguments, str) else json.dumps(self.arguments)
+
+
+class Step(BaseModel):
+    """One assistant reply."""
+
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    match: str | None = Field(None, description="Substring of the latest user/tool message that selects this step.")
+    turn: int | None = Field(None, ge=0, description="With `match`: only when the request has this many assistant messages.")
+    usage: StepUsage | None = None
+    latency_s: float = Field(0.0, ge=0, le=600, description="Simulated time before the reply starts.")
+    finish_reason: str | None = None
+
+
+class Cassette(BaseModel):
+    name: str = ""
+    description: str = ""
+    steps: list[Step] = Field(min_length=1)
+
+    def choose(self, messages: list[dict]) -> tuple[int, Step]:
+        """The step answering `messages`, and its index; CassetteError when none does."""
+        turn = sum(1 for m in messages if m.get("role") == "assistant")
+        latest = latest_prompt_text(messages)
+        for index, step in enumerate(self.steps):
+            if step.match is not None and step.match in latest and step.turn in (None, turn):
+                return index, step
+        script = [(i, s) for i, s in enumerate(self.steps) if s.match is None]
+        if turn < len(script):
+            return script[turn]
+        raise CassetteError(
+            f"cassette {self.name!r} has no step for a request with {turn} assistant messages "
+            f"(script has {len(script)} steps, no trigger matched the latest message {latest[:80]!r})"
+        )
+
+
+def latest_prompt_text(messages: list[dict]) -> str:
+    for message in reversed(messages):
+        if message.get("role") in ("user", "tool"):
+            return content_text(message.get("content"))
+    return ""
+
+
+def content_text(content: Any) -> str:
+    """Text of an OpenAI message content: a string or a list of typed parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def cassette_dirs() -> list[Path]:
+    extra = os.environ.get("CLAWMARK_CASSETTES")
+    dirs = [Path(p).expanduser() for p in extra.split(os.pathsep)] if extra else []
+    return dirs + [TASKS_CATALOG / "cassettes"]
+
+
+def find_cassette(name: str) -> Path:
+    if not NAME_RE.match(name):
+        raise CassetteError(f"cassette name {name!r}: expected letters, digits, '.', '_' or '-'")
+    for folder in cassette_dirs():
+        for suffix in (".yaml", ".yml", ".json"):
+            if (path := folder / f"{name}{suffix}").is_file():
+                return path
+    raise CassetteError(f"no cassette {name!r} in {', '.join(str(d) for d in cassette_dirs())}")
+
+
+def load_cassette(path: Path) -> Cassette:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        cassette = Cassette.model_validate(data)
+    except (OSError, yaml.YAMLError) as exc:
+        raise CassetteError(f"{path}: cannot read cassette ({exc})") from exc
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "(top)"
+        raise CassetteError(f"{path}: field {field!r}: {err['msg']}") from exc
+    return cassette.model_copy(update={"name": cassette.name or path.stem})
+
+
+_cache: dict[Path, tuple[float, Cassette]] = {}
+
+
+def get_cassette(name: str) -> Cassette:
+    """Load by name, cached until the file changes (recording appends while replaying is possible)."""
+    path = find_cassette(name)
+    mtime = path.stat().st_mtime
+    hit = _cache.get(path)
+    if hit is None or hit[0] != mtime:
+        hit = _cache[path] = (mtime, load_cassette(path))
+    return hit[1]

@@ -1,0 +1,180 @@
+"""`complete`: THE one place every model call goes through (our roles call it directly, the
+HTTP gateway calls its async twins for claws). Timeout, retries on 429/5xx/connection only,
+typed errors, budget check before the call, one UsageRecord per call in the attempt's ledger."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
+
+import litellm
+from pydantic import BaseModel, Field
+
+from clawmark.gateway.budget import Budget
+from clawmark.gateway.errors import ModelError
+from clawmark.gateway.ledger import Ledger, UsageRecord
+from clawmark.gateway.prices import PriceTable
+from clawmark.gateway.upstream import backoff_delay, litellm_target, to_model_error
+
+__all__ = ["ClientConfig", "Completion", "complete", "acomplete", "astream", "default_prices"]
+
+
+class ClientConfig(BaseModel):
+    """Limits of one model call."""
+
+    timeout_s: float = Field(300.0, gt=0, description="Per upstream request, streaming included.")
+    max_retries: int = Field(4, ge=0, description="Retries after the first try, for retryable errors only.")
+    backoff_base_s: float = Field(1.0, ge=0, description="First backoff ceiling; doubles per retry.")
+    backoff_max_s: float = Field(60.0, ge=0, description="Longest single wait, Retry-After included.")
+
+
+@dataclass
+class Completion:
+    response: dict
+    usage: UsageRecord
+
+
+_prices: PriceTable | None = None
+
+
+def default_prices() -> PriceTable:
+    global _prices
+    if _prices is None:
+        _prices = PriceTable.from_settings()
+    return _prices
+
+
+class _Call:
+    """Bookkeeping of one logical call across its retries."""
+
+    def __init__(self, role: str, attempt_id: str, model: str, ledger: Ledger | None, budget: Budget | None,
+                 config: ClientConfig | None, prices: PriceTable | None, stream: bool = False):
+        self.role, self.attempt_id, self.model = role, attempt_id, model
+        self.ledger, self.budget, self.stream = ledger, budget, stream
+        self.config = config or ClientConfig()
+        self.prices = prices or default_prices()
+        self.retries = 0
+        self.started = time.perf_counter()
+
+    def litellm_kwargs(self, messages: list[dict], tools: list | None, params: dict[str, Any]) -> dict[str, Any]:
+        kwargs = {**params, **litellm_target(self.model), "messages": messages}
+        if tools:
+            kwargs["tools"] = tools
+        # We retry ourselves (typed, Retry-After aware); litellm and the openai SDK must not.
+        return kwargs | {"timeout": self.config.timeout_s, "max_retries": 0, "num_retries": 0}
+
+    def check_budget(self) -> None:
+        if self.budget is None:
+            return
+        try:
+            self.budget.check()
+        except ModelError as err:
+            self.record(None, err)
+            raise
+
+    def next_delay(self, exc: Exception) -> float:
+        """Delay before the next try, or raise the typed error (recorded) when retrying cannot help."""
+        err = to_model_error(exc)
+        if not err.retryable or self.retries >= self.config.max_retries:
+            self.record(None, err)
+            raise err from exc
+        self.retries += 1
+        return backoff_delay(self.retries, err.retry_after_s, base_s=self.config.backoff_base_s,
+                             max_s=self.config.backoff_max_s)
+
+    def record(self, usage: dict | None, err: ModelError | None = None) -> UsageRecord:
+        tokens = usage_tokens(usage or {})
+        record = UsageRecord(
+            attempt_id=self.attempt_id, role=self.role, model=self.model, **tokens,
+            cost_usd=self.prices.cost(self.model, **{k: tokens[k] for k in
+                                                     ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")}),
+            latency_s=time.perf_counter() - self.started, status=err.kind if err else "ok",
+            retries=self.retries, stream=self.stream, error=str(err)[:500] if err else None)
+        if self.budget is not None:
+            self.budget.charge(record.cost_usd)
+        if self.ledger is not None:
+            self.ledger.append(record)
+        return record
+
+
+def usage_tokens(usage: dict) -> dict[str, int]:
+    prompt_details = usage.get("prompt_tokens_details") or {}
+    completion_details = usage.get("completion_tokens_details") or {}
+    return {
+        "input_tokens": int(usage.get("prompt_tokens") or 0),
+        "cached_tokens": int(prompt_details.get("cached_tokens") or usage.get("cache_read_input_tokens") or 0),
+        "cache_write_tokens": int(usage.get("cache_creation_input_tokens") or 0),
+        "output_tokens": int(usage.get("completion_tokens") or 0),
+        "reasoning_tokens": int(completion_details.get("reasoning_tokens") or 0),
+    }
+
+
+def complete(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
+             ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
+             prices: PriceTable | None = None, **params: Any) -> Completion:
+    """One chat completion (blocking). Raises a ModelError subclass; the ledger gets a record either way."""
+    call = _Call(role, attempt_id, model, ledger, budget, config, prices)
+    call.check_budget()
+    kwargs = call.litellm_kwargs(messages, tools, params)
+    while True:
+        try:
+            response = litellm.completion(**kwargs).model_dump()
+        except Exception as exc:  # noqa: BLE001 - classified by to_model_error
+            time.sleep(call.next_delay(exc))
+        else:
+            return Completion(response=response, usage=call.record(response.get("usage")))
+
+
+async def acomplete(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
+                    ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
+                    prices: PriceTable | None = None, **params: Any) -> Completion:
+    """`complete` for an event loop."""
+    call = _Call(role, attempt_id, model, ledger, budget, config, prices)
+    call.check_budget()
+    kwargs = call.litellm_kwargs(messages, tools, params)
+    while True:
+        try:
+            response = (await litellm.acompletion(**kwargs)).model_dump()
+        except Exception as exc:  # noqa: BLE001 - classified by to_model_error
+            await asyncio.sleep(call.next_delay(exc))
+        else:
+            return Completion(response=response, usage=call.record(response.get("usage")))
+
+
+async def astream(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
+                  ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
+                  prices: PriceTable | None = None, **params: Any) -> AsyncIterator[dict]:
+    """Streamed chat completion: yields OpenAI chunk dicts, the last one carrying usage.
+    Retries happen only before the first chunk; the record is written when the stream ends."""
+    call = _Call(role, attempt_id, model, ledger, budget, config, prices, stream=True)
+    call.check_budget()
+    kwargs = call.litellm_kwargs(messages, tools, params) | {"stream": True, "stream_options": {"include_usage": True}}
+    while True:
+        try:
+            stream = await litellm.acompletion(**kwargs)
+            first = await anext(stream)
+        except Exception as exc:  # noqa: BLE001 - classified by to_model_error
+            await asyncio.sleep(call.next_delay(exc))
+        else:
+            break
+    usage, recorded = None, False
+    try:
+        chunk = first
+        while True:
+            data = chunk.model_dump()
+            usage = data.get("usage") or usage
+            yield data
+            chunk = await anext(stream)
+    except StopAsyncIteration:
+        call.record(usage)
+        recorded = True
+    except Exception as exc:  # noqa: BLE001 - a stream broken half-way is recorded, then re-raised typed
+        err = to_model_error(exc)
+        call.record(usage, err)
+        recorded = True
+        raise err from exc
+    finally:
+        if not recorded:  # consumer went away (client disconnect): tokens were still spent
+            call.record(usage, ModelError("stream abandoned by the caller"))

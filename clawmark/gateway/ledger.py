@@ -1,0 +1,75 @@
+"""Usage ledger: one `UsageRecord` per model call, appended as JSONL to one file per attempt."""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+TOKEN_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens")
+
+
+class UsageRecord(BaseModel):
+    """What one model call used and cost, attributed to (attempt, role)."""
+
+    attempt_id: str
+    role: str = Field(description="executor, supervisor, user_sim, ...")
+    model: str = Field(description="The model string the call was made with (e.g. scripted/demo).")
+    input_tokens: int = Field(0, description="Prompt tokens, cached and cache-write ones included.")
+    cached_tokens: int = Field(0, description="Prompt tokens read from the provider's cache.")
+    cache_write_tokens: int = Field(0, description="Prompt tokens written to the provider's cache.")
+    output_tokens: int = Field(0, description="Completion tokens, reasoning ones included.")
+    reasoning_tokens: int = 0
+    cost_usd: float = Field(math.nan, description="NaN when the model has no known price.")
+    latency_s: float = 0.0
+    status: str = Field("ok", description="'ok' or the ModelError kind that ended the call.")
+    retries: int = 0
+    ts: float = Field(default_factory=time.time, description="Unix time the call ended.")
+    stream: bool = False
+    error: str | None = None
+
+
+class Ledger:
+    """Append-only JSONL file of one attempt's usage; safe to share between threads."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def append(self, record: UsageRecord) -> None:
+        line = record.model_dump_json() + "\n"
+        with self._lock, self.path.open("a", encoding="utf-8") as fh:
+            fh.write(line)
+
+    def records(self) -> list[UsageRecord]:
+        return read_ledger(self.path)
+
+
+def read_ledger(path: Path | str) -> list[UsageRecord]:
+    path = Path(path)
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [UsageRecord.model_validate(json.loads(line)) for line in lines if line.strip()]
+
+
+def summarize_ledger(path: Path | str) -> dict[str, dict[str, float]]:
+    """Totals per role. `cost_usd` is NaN as soon as one call with tokens was unpriced:
+    a partly unknown cost is unknown, never silently lower."""
+    totals: dict[str, dict[str, float]] = defaultdict(lambda: {"calls": 0, "errors": 0, "cost_usd": 0.0})
+    for rec in read_ledger(path):
+        row = totals[rec.role]
+        row["calls"] += 1
+        row["errors"] += rec.status != "ok"
+        for name in TOKEN_FIELDS:
+            row[name] = row.get(name, 0) + getattr(rec, name)
+        row["cost_usd"] += rec.cost_usd
+        row["latency_s"] = row.get("latency_s", 0.0) + rec.latency_s
+        row["retries"] = row.get("retries", 0) + rec.retries
+    return dict(totals)

@@ -1,0 +1,113 @@
+"""Prices per model: user YAML overrides, then illustrative prices for scripted models, then
+litellm's bundled (local, never downloaded) price map. Unknown price -> NaN and one warning.
+
+Override file (`CLAWMARK_PRICES`), dollars per million tokens; keys are model strings or
+fnmatch patterns (`openai/*`)::
+
+    models:
+      openai/my-finetune: {input: 3.0, cached_input: 0.3, output: 15.0, cache_write: 3.75}
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import math
+import os
+import threading
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError
+
+log = logging.getLogger(__name__)
+
+
+class Price(BaseModel):
+    """Dollars per million tokens. Cache prices default to the input price when not given."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(None, ge=0)
+    cache_write: float | None = Field(None, ge=0)
+
+
+class PriceFileError(ValueError):
+    """The price override file is unreadable or malformed; the message names file and field."""
+
+
+# Illustrative prices of a mid-price hosted model, so the scripted demo has a meaningful cost axis.
+SCRIPTED_PRICE = Price(input=3.0, cached_input=0.3, output=15.0, cache_write=3.75)
+
+
+def load_price_file(path: Path) -> dict[str, Price]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise PriceFileError(f"{path}: cannot read prices ({exc})") from exc
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, dict):
+        raise PriceFileError(f"{path}: field 'models' expected a mapping of model -> prices")
+    try:
+        return {str(name): Price.model_validate(spec) for name, spec in models.items()}
+    except ValidationError as exc:
+        raise PriceFileError(f"{path}: field 'models': {exc.errors()[0]['msg']} (expected input/output per Mtok)") from exc
+
+
+def _from_litellm(model: str) -> Price | None:
+    import litellm  # noqa: PLC0415 - heavy; LITELLM_LOCAL_MODEL_COST_MAP is set by clawmark.gateway
+
+    for key in (model, model.split("/", 1)[-1]):
+        entry = litellm.model_cost.get(key)
+        if entry and entry.get("input_cost_per_token") is not None and entry.get("output_cost_per_token") is not None:
+            per_m = lambda name: None if entry.get(name) is None else entry[name] * 1e6  # noqa: E731
+            return Price(input=per_m("input_cost_per_token"), output=per_m("output_cost_per_token"),
+                         cached_input=per_m("cache_read_input_token_cost"),
+                         cache_write=per_m("cache_creation_input_token_cost"))
+    return None
+
+
+class PriceTable:
+    """Looks prices up and turns token counts into dollars."""
+
+    def __init__(self, overrides: dict[str, Price] | None = None):
+        self.overrides = dict(overrides or {})
+        self._warned: set[str] = set()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls) -> "PriceTable":
+        path = os.environ.get("CLAWMARK_PRICES")
+        return cls(load_price_file(Path(path).expanduser()) if path else None)
+
+    def lookup(self, model: str) -> Price | None:
+        if model in self.overrides:
+            return self.overrides[model]
+        for pattern, price in self.overrides.items():
+            if fnmatch.fnmatchcase(model, pattern):
+                return price
+        if model.startswith("scripted/"):
+            return SCRIPTED_PRICE
+        return _from_litellm(model)
+
+    def cost(self, model: str, *, input_tokens: int, cached_tokens: int = 0,
+             cache_write_tokens: int = 0, output_tokens: int = 0) -> float:
+        """(input - cached - cache_write)*p_in + cached*p_cache + cache_write*p_write + output*p_out."""
+        if input_tokens == 0 and output_tokens == 0:
+            return 0.0
+        price = self.lookup(model)
+        if price is None:
+            self._warn_unpriced(model)
+            return math.nan
+        fresh = max(input_tokens - cached_tokens - cache_write_tokens, 0)
+        cached_rate = price.input if price.cached_input is None else price.cached_input
+        write_rate = price.input if price.cache_write is None else price.cache_write
+        dollars_m = fresh * price.input + cached_tokens * cached_rate + cache_write_tokens * write_rate
+        return (dollars_m + output_tokens * price.output) / 1e6
+
+    def _warn_unpriced(self, model: str) -> None:
+        with self._lock:
+            if model in self._warned:
+                return
+            self._warned.add(model)
+        log.warning("no price known for model %r: its cost is NaN (add it to the CLAWMARK_PRICES file)", model)

@@ -1,0 +1,90 @@
+"""Per-attempt routing: which model, budget, ledger and fixed parameters an attempt's calls get.
+A registered attempt's model and budget cannot be changed from inside the claw's requests."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clawmark.gateway.budget import Budget
+from clawmark.gateway.ledger import Ledger
+
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+# Request fields a claw may set; anything else (api_base, api_key, model_list, ...) is dropped so
+# a claw cannot redirect the call or bill another key.
+CLAW_PARAMS = frozenset({
+    "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "tool_choice", "response_format",
+    "seed", "parallel_tool_calls", "presence_penalty", "frequency_penalty", "logit_bias", "user",
+    "reasoning_effort",
+})
+
+
+class UnknownAttempt(LookupError):
+    """A request for an attempt the gateway does not serve (strict mode), or a malformed id."""
+
+
+@dataclass
+class AttemptRoute:
+    attempt_id: str
+    ledger: Ledger
+    budget: Budget
+    model: str | None = None  # None: the model the claw names (open mode only)
+    role_models: dict[str, str] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)  # fixed litellm params (api_base, keys, ...)
+
+    def model_for(self, role: str, asked: str | None) -> str | None:
+        return self.role_models.get(role) or self.model or asked
+
+
+class RouteTable:
+    """Thread-safe map attempt id -> route; in open mode unknown ids get a default route."""
+
+    def __init__(self, ledger_dir: Path, allow_unregistered: bool):
+        self.ledger_dir = ledger_dir
+        self.allow_unregistered = allow_unregistered
+        self._routes: dict[str, AttemptRoute] = {}
+        self._lock = threading.Lock()
+
+    def register(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
+                 sweep_budget: Budget | None = None, ledger_path: Path | None = None,
+                 role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None) -> AttemptRoute:
+        check_id(attempt_id)
+        route = AttemptRoute(
+            attempt_id=attempt_id, model=model, role_models=dict(role_models or {}), params=dict(params or {}),
+            ledger=Ledger(ledger_path or self.default_ledger_path(attempt_id)),
+            budget=Budget(budget_usd, name=f"attempt {attempt_id}", parent=sweep_budget))
+        with self._lock:
+            self._routes[attempt_id] = route
+        return route
+
+    def unregister(self, attempt_id: str) -> None:
+        with self._lock:
+            self._routes.pop(attempt_id, None)
+
+    def get(self, attempt_id: str) -> AttemptRoute:
+        check_id(attempt_id)
+        with self._lock:
+            route = self._routes.get(attempt_id)
+        if route is not None:
+            return route
+        if not self.allow_unregistered:
+            raise UnknownAttempt(f"attempt {attempt_id!r} is not registered with this gateway")
+        return self.register(attempt_id)
+
+    def default_ledger_path(self, attempt_id: str) -> Path:
+        return self.ledger_dir / f"{attempt_id}.jsonl"
+
+    def ledger_path(self, attempt_id: str) -> Path:
+        with self._lock:
+            route = self._routes.get(attempt_id)
+        return route.ledger.path if route else self.default_ledger_path(attempt_id)
+
+
+def check_id(value: str, what: str = "attempt id") -> str:
+    if not ID_RE.match(value):
+        raise UnknownAttempt(f"{what} {value!r}: expected letters, digits, '.', '_' or '-' (max 128)")
+    return value

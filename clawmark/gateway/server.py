@@ -1,0 +1,74 @@
+"""GatewayServer: the OpenAI-compatible gateway on a host address, uvicorn in a background thread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from clawmark.gateway.app import GatewayApp, create_gateway_app
+from clawmark.gateway.budget import Budget
+from clawmark.gateway.client import ClientConfig
+from clawmark.gateway.routes import AttemptRoute, RouteTable
+from clawmark.gateway.serving import BackgroundServer
+
+
+class GatewayConfig(BaseModel):
+    """Where the gateway listens and how it treats requests."""
+
+    host: str = Field("127.0.0.1", description="Bind address; for containers, gateway_network()'s host IP.")
+    port: int = Field(0, ge=0, le=65535, description="0 picks a free port (see GatewayServer.port).")
+    ledger_dir: Path = Field(description="Default folder of per-attempt ledgers (<attempt_id>.jsonl).")
+    allow_unregistered: bool = Field(
+        False, description="Serve attempt ids nobody registered, with the model the request names "
+                           "(handy for `gateway serve`; off in the pipeline so claws cannot pick models).")
+    client: ClientConfig = Field(default_factory=ClientConfig, description="Timeouts and retries per call.")
+
+
+class GatewayServer:
+    """`with GatewayServer(cfg) as gw: gw.register_attempt("a1", model=...); gw.base_url("a1", "executor")`."""
+
+    def __init__(self, config: GatewayConfig):
+        self.config = config
+        self.routes = RouteTable(config.ledger_dir, config.allow_unregistered)
+        self.app = create_gateway_app(GatewayApp(self.routes, config.client))
+        self._server: BackgroundServer | None = None
+
+    def start(self) -> "GatewayServer":
+        self._server = BackgroundServer(self.app, self.config.host, self.config.port).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def __enter__(self) -> "GatewayServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("gateway not started")
+        return self._server.port
+
+    def base_url(self, attempt_id: str, role: str, host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}/a/{attempt_id}/{role}/v1"
+
+    def register_attempt(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
+                         sweep_budget: Budget | None = None, ledger_path: Path | None = None,
+                         role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None) -> AttemptRoute:
+        """Pin an attempt's model (whatever the claw asks for), cost cap and ledger file.
+        `params` are fixed litellm kwargs (api_base, api_key, temperature...) the claw cannot override."""
+        return self.routes.register(attempt_id, model=model, budget_usd=budget_usd, sweep_budget=sweep_budget,
+                                    ledger_path=ledger_path, role_models=role_models, params=params)
+
+    def unregister_attempt(self, attempt_id: str) -> None:
+        self.routes.unregister(attempt_id)
+
+    def ledger_path(self, attempt_id: str) -> Path:
+        return self.routes.ledger_path(attempt_id)

@@ -1,0 +1,76 @@
+"""How a clawmark model string becomes a litellm call, and how litellm's failures become our
+typed errors and retry delays."""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from typing import Any
+
+import litellm
+
+from clawmark.gateway.errors import (
+    AuthError, ContextWindowExceeded, InvalidRequest, ModelError, RateLimited, UpstreamUnavailable,
+)
+from clawmark.gateway.scripted import scripted_base_url
+
+litellm.suppress_debug_info = True
+SCRIPTED_PREFIX = "scripted/"
+
+# Most specific first: ContextWindowExceededError is a BadRequestError.
+_ERROR_MAP: list[tuple[type[Exception], type[ModelError]]] = [
+    (litellm.ContextWindowExceededError, ContextWindowExceeded),
+    (litellm.RateLimitError, RateLimited),
+    (litellm.AuthenticationError, AuthError),
+    (litellm.PermissionDeniedError, AuthError),
+    (litellm.BadRequestError, InvalidRequest),
+    (litellm.NotFoundError, InvalidRequest),
+    (litellm.UnprocessableEntityError, InvalidRequest),
+    (litellm.Timeout, UpstreamUnavailable),
+    (litellm.APIConnectionError, UpstreamUnavailable),
+    (litellm.InternalServerError, UpstreamUnavailable),
+    (litellm.ServiceUnavailableError, UpstreamUnavailable),
+    (litellm.BadGatewayError, UpstreamUnavailable),
+]
+
+
+def litellm_target(model: str) -> dict[str, Any]:
+    """litellm kwargs that reach `model`; `scripted/<cassette>` goes to the scripted backend."""
+    if model.startswith(SCRIPTED_PREFIX):
+        name = model[len(SCRIPTED_PREFIX):]
+        return {"model": f"openai/{name}", "api_base": scripted_base_url(), "api_key": "scripted"}
+    return {"model": model}
+
+
+def to_model_error(exc: Exception) -> ModelError:
+    if isinstance(exc, ModelError):
+        return exc
+    status = getattr(exc, "status_code", None)
+    kind = next((ours for theirs, ours in _ERROR_MAP if isinstance(exc, theirs)), None)
+    if kind is None:
+        kind = UpstreamUnavailable if isinstance(status, int) and status >= 500 else ModelError
+    return kind(f"{type(exc).__name__}: {exc}", status_code=status, retry_after_s=_retry_after(exc))
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or getattr(exc, "litellm_response_headers", None) or {}
+    try:
+        value = headers.get("retry-after")
+    except AttributeError:
+        return None
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(value)
+        return max(when.timestamp() - time.time(), 0.0) if when else None
+
+
+def backoff_delay(retry: int, retry_after_s: float | None, *, base_s: float, max_s: float) -> float:
+    """Exponential backoff with equal jitter; a Retry-After from the upstream is a floor."""
+    ceiling = min(max_s, base_s * 2 ** (retry - 1))
+    delay = ceiling / 2 + random.uniform(0, ceiling / 2)
+    return min(max(delay, retry_after_s or 0.0), max_s)
