@@ -2,6 +2,97 @@
 
 from __future__ import annotations
 
+import time
+
 import typer
 
 app = typer.Typer(no_args_is_help=True)
+
+
+@app.command("build")
+def build_cmd(
+    names: list[str] = typer.Argument(None, help="Recipe names (folders under images/)."),
+    all_: bool = typer.Option(False, "--all", help="Build every recipe."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every build log line."),
+) -> None:
+    """Build images whose content-hash tag is missing; present ones are left alone."""
+    from rich.console import Console
+
+    from clawmark.runtime import images
+    from clawmark.runtime.errors import RuntimeFailure
+    from clawmark.runtime.recipes import discover
+
+    console = Console()
+    try:
+        wanted = list(discover()) if all_ or not names else names
+        missing = [n for n in wanted if not images.image_present(images.image_ref(n))]
+        if not missing:
+            console.print(f"all {len(wanted)} images present; nothing to build")
+            return
+        for name in wanted:
+            _build_one(console, images, name, verbose)
+    except RuntimeFailure as exc:
+        console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        raise typer.Exit(1) from None
+
+
+def _build_one(console, images, name: str, verbose: bool) -> None:
+    ref = images.image_ref(name)
+    if images.image_present(ref):
+        console.print(f"[dim]{ref} present[/dim]")
+        return
+    started = time.monotonic()
+    with console.status(f"building {ref}") as status:
+        def progress(line: str) -> None:
+            if verbose:
+                console.print(line, markup=False, highlight=False)
+            status.update(f"building {ref}: {line[:100]}")
+
+        images.ensure_image(name, progress=progress)
+    console.print(f"[green]built[/green] {ref} in {time.monotonic() - started:.0f}s")
+
+
+@app.command("list")
+def list_cmd() -> None:
+    """Show every recipe: current tag, present or missing, size."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from clawmark.runtime.errors import RuntimeFailure
+    from clawmark.runtime.images import list_images
+
+    console = Console()
+    try:
+        rows = list_images()
+    except RuntimeFailure as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(1) from None
+    table = Table("name", "tag", "parent", "state", "size")
+    for row in rows:
+        state = "[green]present[/green]" if row.present else "[yellow]missing[/yellow]"
+        size = f"{row.size_bytes / 2**20:.0f} MiB" if row.size_bytes else "-"
+        table.add_row(row.name, row.ref.rsplit(":", 1)[1], row.parent or "-", state, size)
+    console.print(table)
+
+
+@app.command("prune")
+def prune_cmd(
+    all_: bool = typer.Option(False, "--all", help="Also remove the current tags."),
+) -> None:
+    """Remove clawmark-labelled images that no current recipe (or its descendants) uses."""
+    from rich.console import Console
+
+    from clawmark.runtime.errors import RuntimeFailure
+    from clawmark.runtime.images import prune_images
+
+    console = Console()
+    try:
+        removed, failed = prune_images(all_images=all_)
+    except RuntimeFailure as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(1) from None
+    for ref in removed:
+        console.print(f"removed {ref}", highlight=False)
+    for line in failed:
+        console.print(f"[yellow]kept[/yellow] {line}", highlight=False)
+    console.print(f"{len(removed)} removed, {len(failed)} could not be removed")

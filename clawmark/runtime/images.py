@@ -1,0 +1,194 @@
+"""Build clawmark images from recipes, only when missing, and keep the engine tidy.
+
+`image_ref(name)` is pure (hashing files); `ensure_image(name)` builds parents first and then
+the image, each only when its content-hash tag is absent; `ensure_derived_image` does the same
+for images built on any parent at run time (per-instance images, claw layers).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from clawmark.runtime import build
+from clawmark.runtime.engine import docker_client
+from clawmark.runtime.errors import ImageBuildFailed
+from clawmark.runtime.recipes import Recipe, discover, get_recipe, repository, tree_digest
+from clawmark.settings import settings
+
+Progress = Callable[[str], None]
+MANAGED = {"clawmark.managed": "true"}
+BUILD_TIMEOUT_S = 1800
+
+
+class ImageStatus(BaseModel):
+    """One recipe as the engine sees it."""
+
+    name: str
+    ref: str
+    present: bool
+    size_bytes: int | None = None
+    parent: str | None = None
+
+
+def image_ref(name: str, recipes: dict[str, Recipe] | None = None) -> str:
+    """`clawmark/<name>:<hash12>` of a recipe: its files plus its parent's ref."""
+    recipes = recipes if recipes is not None else discover()
+    recipe = get_recipe(name, recipes)
+    parent_ref = image_ref(recipe.parent, recipes) if recipe.parent else ""
+    return f"{repository(name)}:{tree_digest(recipe.folder, parent_ref)[:12]}"
+
+
+def ensure_image(name: str, progress: Progress | None = None) -> str:
+    """The ref of recipe `name`, building it (and its parents) only when absent."""
+    recipes = discover()
+    recipe = get_recipe(name, recipes)
+    parent_ref = ensure_image(recipe.parent, progress) if recipe.parent else None
+    ref = image_ref(name, recipes)
+    labels = {**recipe.labels, "clawmark.recipe": name, "clawmark.kind": "recipe"}
+    with _build_lock(ref):
+        if image_present(ref):
+            return ref
+        _say(progress, f"building {ref}")
+        if recipe.is_rootfs:
+            _import_rootfs(recipe, ref, labels, progress)
+        else:
+            dockerfile = recipe.dockerfile.read_text()
+            build.build(_build_client(), ref, recipe.folder, dockerfile, parent_ref, _labels(ref, labels, parent_ref), progress)
+    return ref
+
+
+def ensure_derived_image(name: str, parent_ref: str, context_dir: Path | None, dockerfile_text: str,
+                         progress: Progress | None = None) -> str:
+    """A content-hashed image of `dockerfile_text` over `context_dir`, built on `parent_ref`.
+
+    The Dockerfile may use `ARG PARENT` / `FROM ${PARENT}` or name its base directly.
+    """
+    digest = tree_digest(Path(context_dir) if context_dir else None, f"{parent_ref}\0{dockerfile_text}")
+    ref = f"{repository(name)}:{digest[:12]}"
+    labels = _labels(ref, {"clawmark.recipe": name, "clawmark.kind": "derived"}, parent_ref)
+    with _build_lock(ref):
+        if not image_present(ref):
+            _say(progress, f"building {ref} on {parent_ref}")
+            build.build(_build_client(), ref, context_dir, dockerfile_text, parent_ref, labels, progress)
+    return ref
+
+
+def image_present(ref: str) -> bool:
+    import docker
+
+    try:
+        docker_client().images.get(ref)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def list_images() -> list[ImageStatus]:
+    """Every recipe with its current ref, whether the engine has it, and its size."""
+    import docker
+
+    client, recipes = docker_client(), discover()
+    rows = []
+    for name, recipe in recipes.items():
+        ref = image_ref(name, recipes)
+        try:
+            size = client.images.get(ref).attrs.get("Size")
+        except docker.errors.ImageNotFound:
+            size = None
+        rows.append(ImageStatus(name=name, ref=ref, present=size is not None, size_bytes=size, parent=recipe.parent))
+    return rows
+
+
+def prune_images(all_images: bool = False) -> tuple[list[str], list[str]]:
+    """Remove clawmark-labelled images: stale ones, or every one with `all_images`.
+
+    Kept (unless `all_images`): current recipe refs and derived images whose parent is kept.
+    Returns (removed refs, one-line failures such as "image in use").
+    """
+    import docker
+
+    client = docker_client()
+    images = client.images.list(filters={"label": "clawmark.managed=true"})
+    keep = set() if all_images else _current_refs_and_descendants(images)
+    removed, failed = [], []
+    for image in images:
+        for ref in [t for t in image.tags if t not in keep]:
+            try:
+                client.images.remove(ref, noprune=False)
+                removed.append(ref)
+            except docker.errors.APIError as exc:
+                failed.append(f"{ref}: {exc.explanation or exc}")
+    return removed, failed
+
+
+def _current_refs_and_descendants(images: list) -> set[str]:
+    recipes = discover()
+    keep = {image_ref(name, recipes) for name in recipes}
+    grew = True
+    while grew:
+        grew = False
+        for image in images:
+            if image.labels.get("clawmark.parent") in keep and not keep.issuperset(image.tags):
+                keep.update(image.tags)
+                grew = True
+    return keep
+
+
+def _import_rootfs(recipe: Recipe, ref: str, labels: dict[str, str], progress: Progress | None) -> None:
+    with tempfile.TemporaryDirectory(prefix="clawmark-rootfs-") as tmp:
+        tarball = Path(tmp) / "rootfs.tar"
+        _run_rootfs_script(recipe.folder / "rootfs.sh", tarball, progress)
+        _say(progress, f"importing {tarball.stat().st_size // 2**20} MiB as {ref}")
+        changes = [f'LABEL "{k}"="{v}"' for k, v in _labels(ref, labels, None).items()]
+        changes += ["ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                    "ENV LANG=C.UTF-8", 'CMD ["bash"]']
+        repo, tag = ref.rsplit(":", 1)
+        _build_client().api.import_image(src=str(tarball), repository=repo, tag=tag, changes=changes)
+    if not image_present(ref):
+        raise ImageBuildFailed(f"docker import of {recipe.folder}/rootfs.sh output did not produce {ref}")
+
+
+def _run_rootfs_script(script: Path, tarball: Path, progress: Progress | None) -> None:
+    proc = subprocess.Popen(["bash", str(script), str(tarball)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace")
+    tail: list[str] = []
+    for line in proc.stdout:
+        tail = (tail + [line.rstrip()])[-30:]
+        _say(progress, line.rstrip())
+    if proc.wait(timeout=BUILD_TIMEOUT_S) != 0 or not tarball.is_file():
+        raise ImageBuildFailed(f"{script} failed (exit {proc.returncode}):\n" + "\n".join(tail))
+
+
+def _labels(ref: str, labels: dict[str, str], parent_ref: str | None) -> dict[str, str]:
+    extra = {"clawmark.parent": parent_ref} if parent_ref else {}
+    return {**labels, **MANAGED, "clawmark.hash": ref.rsplit(":", 1)[1], **extra}
+
+
+def _build_client():
+    # Builds stream for minutes with silent stretches: a long read timeout, not the default 60 s.
+    return docker_client(timeout_s=BUILD_TIMEOUT_S)
+
+
+@contextmanager
+def _build_lock(ref: str) -> Iterator[None]:
+    """Serialize builds of one ref across processes (parallel cells ask for the same image)."""
+    lock_dir = settings().home / "locks"
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / f"image-{ref.replace('/', '_').replace(':', '_')}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _say(progress: Progress | None, line: str) -> None:
+    if progress and line:
+        progress(line)
