@@ -1,0 +1,197 @@
+"""A disposable container with limits: provision, exec with a host-side deadline, copy files
+in and out, tear down. The container's main process is a sleep bounded by the lifetime, so a
+leaked sandbox dies by itself even if nobody (janitor included) removes it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from clawmark.runtime import archive, owner
+from clawmark.runtime.engine import shared_client
+from clawmark.runtime.errors import ContainerGone, ExecTimeout, ImageMissing, OutOfMemory
+from clawmark.runtime.execution import ExecResult, run_exec
+from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network
+
+__all__ = ["ExecResult", "Sandbox", "SandboxConfig"]
+
+
+class SandboxConfig(BaseModel):
+    """How to start one sandbox container."""
+
+    image: str = Field(description="Image ref, e.g. from images.ensure_image('python').")
+    cpus: float = Field(1.0, gt=0, description="CPU share (nano_cpus).")
+    memory_mb: int = Field(2048, gt=0, description="Memory limit; swap is off (memswap = memory).")
+    pids_limit: int = Field(300, gt=0, description="Max processes/threads in the container.")
+    network: Literal["none", "gateway", "bridge"] = Field(
+        "none", description="none: no network; gateway: internal network reaching only the host gateway IP; bridge: full.")
+    user: str | None = Field(None, description="User for the container and execs (e.g. '1000:1000'); None = image default.")
+    workdir: str = Field("/", description="Default working directory of execs.")
+    env: dict[str, str] = Field(default_factory=dict, description="Environment of the container.")
+    labels: dict[str, str] = Field(default_factory=dict, description="Extra labels, e.g. clawmark.sweep/cell/attempt.")
+    lifetime_seconds: int = Field(3600, gt=0, description="The container exits by itself after this long.")
+    volumes: dict = Field(default_factory=dict, description="docker SDK volumes mapping (host path -> {bind, mode}).")
+    extra_hosts: dict[str, str] = Field(default_factory=dict, description="/etc/hosts entries name -> IP.")
+    max_output_bytes: int = Field(2**20, gt=0, description="Per-stream cap on exec stdout/stderr (head+tail kept).")
+    max_copy_bytes: int = Field(2 * 2**30, gt=0, description="Cap on one copy_out/read_file archive.")
+
+
+class Sandbox:
+    """One running container. Use as a context manager, or call teardown() yourself."""
+
+    def __init__(self, config: SandboxConfig, container, client) -> None:
+        self.config, self._container, self._client = config, container, client
+        self.container_id: str = container.id
+        self.image_id: str = container.attrs.get("Image", "")
+        self._oom_kills_seen = 0
+
+    @classmethod
+    def provision(cls, config: SandboxConfig, client=None) -> "Sandbox":
+        """Start the container (raises ImageMissing when the image is absent)."""
+        import docker
+
+        client = client or shared_client()
+        try:
+            container = client.containers.run(config.image, **_run_kwargs(config, client))
+        except docker.errors.ImageNotFound as exc:
+            raise ImageMissing(f"image {config.image} is not present; build it with `clawmark images build`") from exc
+        return cls(config, container, client)
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.teardown()
+
+    def exec(self, cmd: str | list[str], timeout_s: float, workdir: str | None = None,
+             env: dict[str, str] | None = None, user: str | None = None, *,
+             raise_on_timeout: bool = False) -> ExecResult:
+        """Run `cmd` (a str runs under `bash -lc`) and return its result.
+
+        A non-zero exit is a result, not an error. Raises ContainerGone (OutOfMemory when the
+        kernel OOM-killed the command) and, only when asked, ExecTimeout.
+        """
+        import docker
+
+        argv = ["bash", "-lc", cmd] if isinstance(cmd, str) else list(cmd)
+        try:
+            result = run_exec(self._client.api, self.container_id, argv, timeout_s,
+                              workdir=workdir or self.config.workdir, env=env,
+                              user=user or self.config.user, max_output_bytes=self.config.max_output_bytes)
+        except docker.errors.APIError as exc:
+            raise ContainerGone(self._death_reason() or f"exec failed: {exc.explanation or exc}") from exc
+        if result.timed_out and raise_on_timeout:
+            raise ExecTimeout(" ".join(argv)[:200], timeout_s, result)
+        if result.exit_code in (None, 137) and not result.timed_out:
+            self._raise_if_killed(result)
+        return result
+
+    def copy_in(self, host_path: str | Path, container_dir: str) -> None:
+        """Copy a host file or folder into `container_dir` (created if missing), bytes exact."""
+        host_path = Path(host_path)
+        if not host_path.exists():
+            raise FileNotFoundError(f"{host_path} does not exist on the host")
+        self._mkdir(container_dir)
+        with archive.pack_path(host_path, self._owner()) as tar:
+            self._container.put_archive(container_dir, tar)
+
+    def copy_out(self, container_path: str, host_dir: str | Path) -> Path:
+        """Copy a container file or folder into `host_dir`; returns the host path of the copy."""
+        with self._get_archive(container_path) as tar:
+            archive.extract_all(tar, Path(host_dir))
+        return Path(host_dir) / Path(container_path.rstrip("/")).name
+
+    def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
+        folder, name = archive.parent_and_name(path)
+        self._mkdir(folder)
+        self._container.put_archive(folder, archive.pack_bytes(name, data, mode, self._owner()))
+
+    def read_file(self, path: str) -> bytes:
+        with self._get_archive(path) as tar:
+            return archive.single_file(tar, path)
+
+    def teardown(self) -> None:
+        """Remove the container (killing it if needed). Safe to call twice."""
+        import docker
+
+        try:
+            self._container.remove(force=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError as exc:
+            if "already in progress" not in str(exc):
+                raise
+
+    def _get_archive(self, container_path: str):
+        import docker
+
+        try:
+            chunks, _stat = self._container.get_archive(container_path)
+        except docker.errors.NotFound as exc:
+            raise FileNotFoundError(f"{container_path} does not exist in container {self.container_id[:12]}") from exc
+        return archive.spool_chunks(chunks, self.config.max_copy_bytes, container_path)
+
+    def _mkdir(self, container_dir: str) -> None:
+        result = self.exec(["mkdir", "-p", container_dir], timeout_s=30)
+        if result.exit_code != 0:
+            raise PermissionError(f"cannot create {container_dir} in the container: {result.stderr.strip()}")
+
+    def _owner(self) -> tuple[int, int] | None:
+        return owner.numeric_user(self.config.user)
+
+    def _raise_if_killed(self, result: ExecResult) -> None:
+        reason = self._death_reason()
+        if reason:
+            raise ContainerGone(reason, result)
+        kills = self._oom_kill_count()
+        if kills > self._oom_kills_seen:
+            self._oom_kills_seen = kills
+            raise OutOfMemory(f"OOM-killed: the command exceeded the {self.config.memory_mb} MB memory limit", result)
+
+    def _death_reason(self) -> str | None:
+        """The engine's account of why the container stopped, or None if it is running."""
+        import docker
+
+        try:
+            self._container.reload()
+        except docker.errors.NotFound:
+            return "container was removed"
+        state = self._container.attrs.get("State", {})
+        if state.get("Running"):
+            return None
+        if state.get("OOMKilled"):
+            return f"OOM-killed (memory limit {self.config.memory_mb} MB, exit code {state.get('ExitCode')})"
+        detail = state.get("Error") or f"status {state.get('Status')}"
+        return f"container stopped (exit code {state.get('ExitCode')}, {detail})"
+
+    def _oom_kill_count(self) -> int:
+        """OOM kills inside this container's memory cgroup (v1 or v2), 0 when unreadable."""
+        probe = run_exec(self._client.api, self.container_id,
+                         ["sh", "-c", "cat /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null"],
+                         10, workdir="/", env=None, user="0", max_output_bytes=4096)
+        for line in probe.stdout.splitlines():
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+        return 1 if self._container.attrs.get("State", {}).get("OOMKilled") else 0
+
+
+def _run_kwargs(config: SandboxConfig, client) -> dict:
+    labels = {**config.labels, **owner.owner_labels()}
+    hosts = dict(config.extra_hosts)
+    kwargs: dict = {}
+    if config.network == "gateway":
+        network_name, host_ip = gateway_network(client)
+        kwargs["network"] = network_name
+        hosts.setdefault(GATEWAY_HOSTNAME, host_ip)
+    else:
+        kwargs["network_mode"] = config.network
+    return dict(
+        command=["sleep", str(config.lifetime_seconds)], detach=True, init=True,
+        labels=labels, nano_cpus=int(config.cpus * 1e9), mem_limit=f"{config.memory_mb}m",
+        memswap_limit=f"{config.memory_mb}m", pids_limit=config.pids_limit, user=config.user,
+        working_dir=config.workdir, environment=config.env, volumes=config.volumes,
+        extra_hosts=hosts, **kwargs,
+    )
