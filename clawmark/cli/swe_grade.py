@@ -1,8 +1,82 @@
-"""`clawmark swe grade`: grade a saved test log against an instance, no Docker."""
+"""`clawmark swe grade`: grade a saved test log against an instance, no Docker.
+
+Exit codes: 0 the log was graded (resolved, unresolved or "no result" alike: all are
+outcomes); 1 bad input (instance file, instance id, log file, log parser).
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any, NoReturn
 
-def grade() -> None:
-    """Grade a saved log (being built)."""
-    raise NotImplementedError
+import typer
+
+MAX_LOG_BYTES = 64 * 1024 * 1024
+
+
+def grade(
+    instances: Path = typer.Option(..., "--instances", help="Instance file: JSONL, JSON list or Parquet."),
+    instance_id: str = typer.Option(..., "--instance-id", help="The instance the log belongs to."),
+    log: Path = typer.Option(..., "--log", help="Saved eval log (test_output.txt) with the markers."),
+    as_json: bool = typer.Option(False, "--json", help="Print the grade as JSON instead of a table."),
+) -> None:
+    """Grade a saved eval log by SWE-bench 5.x rules and print the verdict and test lists."""
+    from clawmark.swe.grading import grade as grade_log
+    from clawmark.swe.parsers import LogParserError
+
+    instance = _find_instance(instances, instance_id)
+    text = _read_log(log)
+    try:
+        result = grade_log(instance, text)
+    except LogParserError as exc:
+        _fail(f"{instances}: instance {instance_id}: {exc}")
+    if as_json:
+        typer.echo(json.dumps({"instance_id": instance_id, **result.model_dump(mode="json")}, indent=2))
+    else:
+        _print_table(instance_id, result)
+
+
+def _find_instance(path: Path, instance_id: str) -> Any:
+    from clawmark.catalog import CatalogError, load_instances
+
+    try:
+        rows = load_instances(path)
+    except CatalogError as exc:
+        _fail(str(exc))
+    for row in rows:
+        if row.instance_id == instance_id:
+            return row
+    _fail(f"{path}: instance_id: expected one of the file's {len(rows)} ids (no {instance_id!r})")
+
+
+def _read_log(path: Path) -> str:
+    try:
+        if path.stat().st_size > MAX_LOG_BYTES:
+            _fail(f"{path}: log: expected at most {MAX_LOG_BYTES} bytes")
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        _fail(f"{path}: log: expected a readable file ({exc.strerror or exc.__class__.__name__})")
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def _print_table(instance_id: str, result: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if result.no_result_reason is not None:
+        console.print(f"{instance_id}: [bold yellow]no result[/] ({result.no_result_reason.value})")
+        return
+    colour = "green" if result.resolved else "red"
+    console.print(f"{instance_id}: [bold {colour}]resolved={result.resolved}[/] {result.resolution.value}")
+    table = Table("list", "test", "outcome")
+    for category, lists in result.tests_status.items():
+        for outcome in ("success", "failure"):
+            for name in lists[outcome]:
+                table.add_row(category, name, outcome)
+    console.print(table)
