@@ -17,8 +17,8 @@ _BRACKET_WEIGHT = re.compile(r"[(\[（【]\s*`?(?P<num>0?\.\d+|1\.0+|\d+(?:\.\d+
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}")
 _EN_CAP = re.compile(
     r"(?:\bcap(?:ped)?\b[^.;\n`\d]{0,40}?\b(?:at|to)|\bmax(?:imum)?\s+(?:score|of)\b[^.;\n`\d]{0,20}?|\bat most|\bno (?:more|higher) than)"
-    r"\s*`?(?P<num>[01](?:\.\d+)?)`?", re.I)
-_ZH_CAP = re.compile(r"(?:上限|封顶|最高|不超过|不得超过|至多|最多)\s*(?:为|是|:|：|得)?\s*(?:得分|分数|分)?\s*`?(?P<num>[01](?:\.\d+)?)`?")
+    r"\s*`?(?P<num>(?>[01](?:\.\d+)?))(?![\d%％])`?", re.I)
+_ZH_CAP = re.compile(r"(?:上限|封顶|最高|不超过|不得超过|至多|最多)\s*(?:为|是|:|：|得)?\s*(?:得分|分数|分)?\s*`?(?P<num>(?>[01](?:\.\d+)?))(?![\d%％])`?")
 _COLUMNS = {
     "id": re.compile(r"^(?:id|#|no\.?|编号|序号|cp)$", re.I),
     "weight": re.compile(r"weight|权重|分值|占比|points|分数", re.I),
