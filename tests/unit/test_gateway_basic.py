@@ -112,3 +112,15 @@ def test_strict_gateway_pins_the_model_and_refuses_unknown_attempts(tmp_path):
         assert httpx.get(gw.base_url("pinned", "executor") + "/models").json()["data"][0]["id"] == "scripted/gateway-test"
         assert httpx.post(gw.base_url("other", "executor") + "/chat/completions", json=body).status_code == 404
         assert httpx.post(gw.base_url("..", "executor") + "/chat/completions", json=body).status_code == 404
+
+
+def test_attempt_budget_stops_the_claw_with_402(tmp_path):
+    with GatewayServer(GatewayConfig(ledger_dir=tmp_path)) as gw:
+        gw.register_attempt("capped", model="scripted/gateway-test", budget_usd=0.005)
+        url = gw.base_url("capped", "executor") + "/chat/completions"
+        statuses = [httpx.post(url, json={"messages": USER}, timeout=10).status_code for _ in range(5)]
+        refused = httpx.post(url, json={"messages": USER}, timeout=10).json()["error"]
+    # each call costs $0.00159: the 4th starts under the cap, the 5th finds it reached
+    assert statuses == [200, 200, 200, 200, 402]
+    assert refused["type"] == "budget_exceeded" and "budget of $0.0050 reached" in refused["message"]
+    assert [r.status for r in read_ledger(gw.ledger_path("capped"))][-2:] == ["budget_exceeded"] * 2
