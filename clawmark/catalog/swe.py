@@ -129,13 +129,17 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
 
 def _json_rows(path: Path) -> Iterator[tuple[int, Any]]:
     text = path.read_text(encoding="utf-8")
-    if not text.lstrip().startswith("["):
-        return _jsonl_rows(path)  # a .json file holding JSON lines is common enough to accept
     try:
-        rows = json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
+        if text.lstrip().startswith("{"):
+            return _jsonl_rows(path)  # a .json file holding JSON lines is common enough to accept
         raise CatalogError(path, "<file>", f"a JSON list of instance objects ({exc.msg})", exc.lineno) from None
-    return iter(enumerate(rows, start=1))
+    if isinstance(data, dict) and "instance_id" in data:
+        data = [data]
+    if not isinstance(data, list):
+        raise CatalogError(path, "<file>", f"a JSON list of instance objects (got a {type(data).__name__})")
+    return iter(enumerate(data, start=1))
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[int, Any]]:

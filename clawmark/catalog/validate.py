@@ -1,0 +1,102 @@
+"""Validate any catalog path (task package, task tree, instance file, suite, id list, eval rule)
+and collect every problem as one line instead of stopping at the first."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+from pydantic import BaseModel, Field
+
+from clawmark.catalog.errors import CatalogError
+from clawmark.catalog.eval_rule import parse_eval_rule
+from clawmark.catalog.package import FOLDER_TASK_FILE, find_task_files, load_task
+from clawmark.catalog.suite import INSTANCE_SUFFIXES, check_suite, index_catalog, read_suite
+from clawmark.catalog.swe import load_id_list, load_instances, load_languages
+
+
+class ValidationReport(BaseModel):
+    counts: Counter = Field(default_factory=Counter, description="Valid items per kind.")
+    problems: list[str] = Field(default_factory=list, description="One `FILE: FIELD: expected ...` line each.")
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        parts = [f"{n} {kind}" for kind, n in sorted(self.counts.items())] or ["nothing"]
+        return ("valid: " if self.ok else f"{len(self.problems)} problem(s); valid: ") + ", ".join(parts)
+
+
+def validate_paths(paths: list[Path]) -> ValidationReport:
+    report = ValidationReport()
+    for path in paths:
+        _guard(report, path, lambda: _validate(report, path))
+    return report
+
+
+def _guard(report: ValidationReport, path: Path, action: Callable[[], None]) -> None:
+    """Any failure becomes a problem line: a validator must never crash with a traceback."""
+    try:
+        action()
+    except CatalogError as exc:
+        report.problems.append(str(exc))
+    except Exception as exc:  # noqa: BLE001 - report, never crash
+        report.problems.append(str(CatalogError(path, "<internal>", f"a loadable item ({type(exc).__name__}: {exc})")))
+
+
+def _validate(report: ValidationReport, path: Path) -> None:
+    if not path.exists():
+        raise CatalogError(path, "<path>", "an existing file or folder")
+    if path.is_dir():
+        _validate_folder(report, path)
+    elif path.suffix in INSTANCE_SUFFIXES:
+        report.counts["instances"] += len(load_instances(path))
+    elif path.suffix in (".yaml", ".yml"):
+        _validate_yaml(report, path)
+    elif path.suffix == ".txt":
+        report.counts["ids"] += len(load_id_list(path))
+    elif path.suffix == ".tsv":
+        report.counts["language rows"] += len(load_languages(path))
+    elif path.suffix == ".md":
+        parse_eval_rule(path)
+        report.counts["eval rules"] += 1
+    else:
+        raise CatalogError(path, "<path>", "a task, task tree, suite, instance file, id list or eval rule")
+
+
+def _validate_folder(report: ValidationReport, folder: Path) -> None:
+    files = find_task_files(folder)
+    suites = sorted((folder / "suites").glob("*.y*ml")) if (folder / "suites").is_dir() else []
+    if not files and not suites:
+        raise CatalogError(folder, "<path>", "a task package or a tree holding task.yaml / tasks/<category>/*.yaml")
+    seen: dict[str, Path] = {}
+    for file in files:
+        _guard(report, file, lambda: _count_task(report, file, seen))
+    for file in suites:
+        _guard(report, file, lambda: _count_suite(report, file))
+
+
+def _count_task(report: ValidationReport, file: Path, seen: dict[str, Path]) -> None:
+    task = load_task(file)
+    if task.task_id in seen:
+        raise CatalogError(file, "task_id", f"a unique id ({task.task_id!r} also in {seen[task.task_id]})")
+    seen[task.task_id] = file
+    report.counts["closed-loop tasks"] += 1
+
+
+def _validate_yaml(report: ValidationReport, file: Path) -> None:
+    if file.parent.name == "suites":
+        _count_suite(report, file)
+    elif file.name == FOLDER_TASK_FILE or file.parent.parent.name == "tasks":
+        load_task(file)
+        report.counts["closed-loop tasks"] += 1
+    else:
+        raise CatalogError(file, "<path>", "a suites/<name>.yaml, a task.yaml or tasks/<category>/<id>.yaml")
+
+
+def _count_suite(report: ValidationReport, file: Path) -> None:
+    suite = read_suite(file)
+    check_suite(suite, index_catalog(file.resolve().parent.parent, suite))
+    report.counts["suites"] += 1
