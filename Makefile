@@ -31,7 +31,7 @@ test: venv engine images
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 demo: venv engine images
-	$(VENV)/bin/clawmark demo
+	$(PY) -m flows.demo
 
 bench: venv engine images
 	$(PY) bench/run_all.py

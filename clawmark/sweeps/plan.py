@@ -1,0 +1,95 @@
+"""Turn a sweep spec into cells, and tell which cells still need a run.
+
+The committed row is the only proof a cell is done (the filesystem is the state machine): a
+resume skips every cell with a row, clears the artifact folders of cells without one, and never
+runs a finished cell twice unless forced. Cells whose row records an infrastructure failure are
+"failed" and are what the rerun-failed deployment picks up.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import product
+
+from clawmark.attempts.patch import identity_fields
+from clawmark.catalog import SweInstance, load_instances
+from clawmark.catalog.errors import UnknownTask
+from clawmark.claws import get_claw
+from clawmark.results import AttemptRow, ResultStore
+from clawmark.sweeps.spec import SweepSpec
+
+# Outcomes that did not measure the claw × model (the infrastructure or clawmark failed): rerun them.
+RERUNNABLE_ERROR_KINDS = frozenset({"infra", "harness"})
+
+
+@dataclass(frozen=True)
+class Cell:
+    instance_id: str
+    claw: str
+    model: str
+    seed: int
+    cell_key: str
+
+
+@dataclass
+class SweepPlan:
+    spec: SweepSpec
+    instances: dict[str, SweInstance]
+    cells: list[Cell]
+    done: set[str] = field(default_factory=set)
+
+    @property
+    def pending(self) -> list[Cell]:
+        return [c for c in self.cells if c.cell_key not in self.done]
+
+
+def select_instances(spec: SweepSpec) -> list[SweInstance]:
+    rows = load_instances(spec.instances)
+    by_id = {row.instance_id: row for row in rows}
+    wanted = spec.tasks or (_suite_ids(spec.suite) if spec.suite else list(by_id))
+    missing = [i for i in wanted if i not in by_id]
+    if missing:
+        raise UnknownTask(spec.instances, "tasks", f"ids present in the file (unknown: {', '.join(missing)})")
+    return [by_id[i] for i in wanted]
+
+
+def _suite_ids(name: str) -> list[str]:
+    from clawmark.catalog.suites import load_suite
+
+    return list(load_suite(name).tasks)
+
+
+def cell_key_of(spec: SweepSpec, instance: SweInstance, claw_name: str, model: str, seed: int) -> str:
+    claw = get_claw(claw_name, spec.attempt.claw_settings)
+    fields = identity_fields(instance, claw, model, seed, spec.sweep_id, spec.attempt)
+    return AttemptRow(status="infra_error", **fields).cell_key
+
+
+def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> SweepPlan:
+    """All cells of the spec; `done` holds the keys that already have a committed row."""
+    instances = select_instances(spec)
+    cells = [
+        Cell(inst.instance_id, claw, model, seed, cell_key_of(spec, inst, claw, model, seed))
+        for inst, claw, model, seed in product(instances, spec.claws, spec.models, spec.seeds)
+    ]
+    done = set() if force else store.completed_cells(spec.sweep_id)
+    return SweepPlan(spec, {i.instance_id: i for i in instances}, cells, done & {c.cell_key for c in cells})
+
+
+def failed_cells(plan: SweepPlan, store: ResultStore) -> list[Cell]:
+    """Cells whose committed row is an infrastructure-side failure, worth running again."""
+    frame = store.read(plan.spec.sweep_id)
+    if frame.empty:
+        return []
+    bad = set(frame.loc[frame["error_kind"].isin(RERUNNABLE_ERROR_KINDS), "cell_key"])
+    return [c for c in plan.cells if c.cell_key in bad]
+
+
+def spent_usd(store: ResultStore, sweep_id: str) -> float:
+    """Cost committed so far in this sweep; unpriced rows add nothing here (they are NaN)."""
+    frame = store.read(sweep_id)
+    if frame.empty or "cost_usd" not in frame:
+        return 0.0
+    total = frame["cost_usd"].sum(skipna=True)
+    return 0.0 if math.isnan(total) else float(total)

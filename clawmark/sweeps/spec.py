@@ -1,0 +1,51 @@
+"""What a sweep runs, as one pydantic model loaded from YAML (or built in code)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from clawmark.attempts.patch import PatchAttemptConfig
+from clawmark.catalog.errors import CatalogError, from_validation
+from clawmark.settings import TASKS_CATALOG
+
+
+class SweepSpec(BaseModel, extra="forbid"):
+    """One sweep of the patch track. Every cell is (task, claw, model, seed) under one protocol."""
+
+    sweep_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="Folder and row key of the sweep.")
+    instances: Path = Field(TASKS_CATALOG / "swe" / "instances.jsonl", description="SWE-bench-format rows.")
+    suite: str | None = Field(None, description="Suite name in tasks_catalog/suites; None = every instance.")
+    tasks: list[str] = Field(default_factory=list, description="Explicit instance ids; override `suite`.")
+    claws: list[str] = Field(min_length=1, description="Claw names (see clawmark.claws registry).")
+    models: list[str] = Field(min_length=1, description="litellm model strings, or scripted/<cassette>.")
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1, description="Repeats per cell.")
+    attempt: PatchAttemptConfig = Field(default_factory=PatchAttemptConfig, description="The fixed protocol.")
+    max_cost_usd: float | None = Field(None, gt=0, description="Stop scheduling cells once spent ≥ this.")
+    max_parallel: int = Field(1, ge=1, le=64, description="Cells run at once (Docker slots).")
+
+    @field_validator("claws", "models")
+    @classmethod
+    def _unique(cls, values: list[str]) -> list[str]:
+        if len(set(values)) != len(values):
+            raise ValueError("each entry once")
+        return values
+
+
+def load_spec(path: str | Path) -> SweepSpec:
+    """A sweep file; relative `instances` paths resolve against the file's folder."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise CatalogError(path, "<file>", f"a readable YAML mapping ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(raw, dict):
+        raise CatalogError(path, "<root>", "a mapping of sweep fields")
+    if "instances" in raw and not Path(str(raw["instances"])).is_absolute():
+        raw["instances"] = str(path.parent / str(raw["instances"]))
+    try:
+        return SweepSpec.model_validate(raw)
+    except ValidationError as err:
+        raise from_validation(path, err) from err

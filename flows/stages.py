@@ -1,0 +1,46 @@
+"""Prefect tasks for the stages of a sweep: each is one call into clawmark's core.
+
+Retries happen here (Prefect's job); what counts as done is the committed row (the core's job).
+The cell key is the Prefect cache key of the attempt stage, so a flow run retried from the UI takes
+finished cells from the persisted results instead of running them again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from clawmark.attempts.patch import run_patch_attempt
+from clawmark.results import ResultStore
+from clawmark.settings import settings
+from clawmark.sweeps import Cell, SweepPlan
+
+
+def _cell_cache_key(_context: Any, parameters: dict[str, Any]) -> str:
+    plan: SweepPlan = parameters["plan"]
+    return f"cell-{plan.spec.sweep_id}-{parameters['cell'].cell_key}"
+
+
+def _retry_on_crash(_task: Any, _run: Any, state: Any) -> bool:
+    """An attempt turns every expected failure into a row; only an escaped exception (a crash of
+    the harness or the engine under it) is worth a retry."""
+    return state.is_failed()
+
+
+@task(name="attempt", retries=1, retry_delay_seconds=[15], retry_condition_fn=_retry_on_crash,
+      cache_key_fn=_cell_cache_key, persist_result=True,
+      result_storage=str(settings().home / "prefect-results"))
+def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> dict[str, Any]:
+    """One cell of the patch track, end to end; returns the committed row's headline."""
+    row = run_patch_attempt(plan.instances[cell.instance_id], cell.claw, cell.model, cell.seed,
+                            store, plan.spec.sweep_id, gateway, config=plan.spec.attempt)
+    return {"cell_key": row.cell_key, "task_id": row.task_id, "claw": row.claw, "model": row.model,
+            "status": str(row.status), "cost_usd": row.cost_usd}
+
+
+@task(name="clear-partial", cache_policy=NO_CACHE)
+def clear_partial(store: ResultStore, sweep_id: str) -> list[str]:
+    """Artifact folders of cells that never committed a row (a crash mid-attempt)."""
+    return store.clear_partial(sweep_id)
