@@ -55,7 +55,8 @@ class BareClaw(ClawAdapter):
             reply = self._ask(ctx, message)
         except ModelError as exc:
             return TurnResult(success=False, finish_reason="error", exit_status="model_error",
-                              error=f"{exc.kind}: {exc}", duration_s=clock.elapsed())
+                              error=f"{exc.kind}: {exc}", error_kind=exc.kind,
+                              duration_s=clock.elapsed())
         log = ctx.host_dir / f"bare-turn{turn}.json"
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text(json.dumps({"prompt": message, "reply": reply}, indent=1))

@@ -116,6 +116,7 @@ class TurnResult(BaseModel):
     duration_s: float = 0.0
     usage: Usage | None = None
     error: str | None = None
+    error_kind: str | None = Field(None, description="ModelError kind when a model call ended the turn.")
 
 
 class ClawContext(BaseModel):
@@ -132,7 +133,7 @@ class ClawContext(BaseModel):
     model: str = Field(description="Model string as given by the user, e.g. scripted/ref-x.")
     budgets: Budgets = Field(default_factory=Budgets)
     workspace: str = "/testbed"
-    claw_home: str = Field("/opt/claw-home", description="Claw state dir, outside the workspace.")
+    claw_home: str = Field("/tmp/claw-home", description="Claw state dir, outside the workspace.")
     host_dir: Path = Field(description="Host folder for this attempt's claw logs/transcripts.")
     gold_patch: str | None = None
     config: dict[str, Any] = Field(default_factory=dict, description="Claw settings overrides.")
@@ -145,6 +146,7 @@ class ClawAdapter:
     version: ClassVar[str] = "1"
     needs_gold_patch: ClassVar[bool] = False
     needs_image_layer: ClassVar[str | None] = None
+    runs_in_container: ClassVar[bool] = False  # True: it calls the gateway from the container
     prompt_template: ClassVar[str] = DEFAULT_PROMPT_TEMPLATE
 
     class Config(BaseModel):

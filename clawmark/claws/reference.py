@@ -59,6 +59,10 @@ class CostLimit(LoopExit):
 class ModelFailed(LoopExit):
     status, finish_reason = "model_error", "error"
 
+    def __init__(self, kind: str, message: str):
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+
 
 class ReferenceConfig(ToolConfig):
     temperature: float = Field(0.0, description="Sampling temperature sent with every call.")
@@ -134,7 +138,7 @@ class _Loop:
             )
             message = first_message(reply)
         except ModelError as exc:
-            raise ModelFailed(f"{exc.kind}: {exc}") from exc
+            raise ModelFailed(exc.kind, str(exc)) from exc
         self.claw.messages.append(_assistant_entry(message))
         self.act(message.get("tool_calls") or [])
 
@@ -188,6 +192,7 @@ class _Loop:
             duration_s=self.clock.elapsed(),
             usage=Usage(calls=self.turn_steps),
             error=None if isinstance(exit_, (Submitted, Finished)) else str(exit_),
+            error_kind=getattr(exit_, "kind", None),
         )
 
 

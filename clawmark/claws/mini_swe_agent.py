@@ -1,0 +1,184 @@
+"""``mini-swe-agent``: the real PyPI package (2.4.6) running INSIDE the instance container.
+
+The claw image ``images/claw-mini-swe-agent`` builds a venv at ``/opt/claws/mini``. Instance
+images derive from other language images, so instead of one derived image per instance the
+venv is shared as a named Docker volume seeded from the claw image (Docker copies an image's
+content into an empty named volume on first mount) and mounted read-only into every instance
+container. The venv runs on the base image's ``/usr/bin/python3``, common to all our images.
+
+``mini`` executes its bash actions locally in ``/testbed`` and calls the clawmark gateway
+(``openai/<model>`` through litellm with ``api_base``); the container is on the gateway's
+internal network, so the gateway is all it can reach. Its trajectory is copied out after the
+run; its own cost figures are ignored (``MSWEA_COST_TRACKING=ignore_errors``): the ledger is
+the truth. A follow-up turn would need a small wrapper that appends the user message to the
+saved trajectory and keeps stepping (mini has no CLI resume); it is not built yet.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
+
+IMAGE_NAME = "claw-mini-swe-agent"
+VENV = "/opt/claws/mini"
+OVERRIDES = f"{VENV}/clawmark-mini.yaml"
+_EXITS: dict[str, tuple[str, bool]] = {  # mini exit_status → (finish_reason, success)
+    "Submitted": ("stop", True),
+    "LimitsExceeded": ("limit", False),
+    "TimeExceeded": ("timeout", False),
+}
+
+
+class MiniConfig(ClawAdapter.Config):
+    command_timeout_s: int = Field(120, description="mini's per-command timeout inside /testbed.")
+    grace_s: float = Field(60.0, description="Host deadline beyond mini's own wall-time limit.")
+
+
+def mini_volume() -> str:
+    """Name of the named volume holding the mini venv, seeded from the claw image once."""
+    from clawmark.runtime.engine import docker_client
+    from clawmark.runtime.images import ensure_image
+
+    ref = ensure_image(IMAGE_NAME)
+    name = "clawmark-mini-" + ref.rsplit(":", 1)[-1]
+    client = docker_client()
+    if not client.volumes.list(filters={"name": f"^{name}$"}):
+        client.volumes.create(name, labels={"clawmark.managed": "true", "clawmark.image": ref})
+        client.containers.run(ref, ["true"], volumes={name: {"bind": VENV, "mode": "rw"}},
+                              network_mode="none", remove=True, labels={"clawmark.managed": "true"})
+    return name
+
+
+class MiniSweAgentClaw(ClawAdapter):
+    name = "mini-swe-agent"
+    version = "2.4.6"
+    needs_image_layer = IMAGE_NAME
+    runs_in_container = True
+    Config = MiniConfig
+
+    def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
+        return {
+            "network": "gateway",
+            "volumes": {mini_volume(): {"bind": VENV, "mode": "ro"}},
+        }
+
+    def post_container_start(self, ctx: ClawContext) -> None:
+        probe = ctx.sandbox.exec(f"mkdir -p {ctx.claw_home} && {VENV}/bin/mini --help >/dev/null",
+                                 timeout_s=120)
+        if probe.exit_code != 0:
+            raise ClawError(f"mini-swe-agent is not runnable in the container: {probe.stderr[-500:]}")
+
+    def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
+        if turn > 0:
+            return TurnResult(success=False, finish_reason="error", exit_status="unsupported",
+                              error="mini-swe-agent follow-up turns are not built yet")
+        clock = Stopwatch()
+        task_file = f"{ctx.claw_home}/task.txt"
+        ctx.sandbox.write_file(task_file, message.encode())
+        result = ctx.sandbox.exec(self._command(ctx, task_file), timeout_s=self._deadline(ctx),
+                                  workdir=ctx.workspace, env=self._env(ctx))
+        logs = self._save_logs(ctx, result)
+        return self._result(ctx, result, logs, clock)
+
+    def _deadline(self, ctx: ClawContext) -> float:
+        config: Any = self.config
+        return ctx.budgets.seconds + config.grace_s
+
+    def _command(self, ctx: ClawContext, task_file: str) -> str:
+        config: Any = self.config
+        specs = [
+            "mini.yaml",
+            OVERRIDES,
+            f"model.model_kwargs.api_base={ctx.gateway_url}",
+            f"agent.step_limit={ctx.budgets.steps}",
+            f"agent.wall_time_limit_seconds={int(ctx.budgets.seconds)}",
+            f"environment.cwd={ctx.workspace}",
+            f"environment.timeout={config.command_timeout_s}",
+        ]
+        parts = [f"{VENV}/bin/mini", "-y", "--exit-immediately", "-m", f"openai/{ctx.model}"]
+        for spec in specs:
+            parts += ["-c", spec]
+        parts += ["-o", f"{ctx.claw_home}/traj.json"]
+        return " ".join(shlex.quote(p) for p in parts) + f' -t "$(cat {shlex.quote(task_file)})"'
+
+    def _env(self, ctx: ClawContext) -> dict[str, str]:
+        return {
+            "MSWEA_CONFIGURED": "1",
+            "MSWEA_COST_TRACKING": "ignore_errors",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "OPENAI_API_KEY": "clawmark",
+            "HOME": ctx.claw_home,
+            "TERM": "dumb",
+            "NO_COLOR": "1",
+        }
+
+    def _save_logs(self, ctx: ClawContext, result: Any) -> list[str]:
+        ctx.host_dir.mkdir(parents=True, exist_ok=True)
+        out = ctx.host_dir / "mini-output.log"
+        out.write_text(f"{result.stdout}\n--- stderr ---\n{result.stderr}")
+        paths = [str(out)]
+        traj = self._trajectory(ctx)
+        if traj is not None:
+            (ctx.host_dir / "traj.json").write_text(json.dumps(traj, indent=1))
+            paths.append(str(ctx.host_dir / "traj.json"))
+        return paths
+
+    def _trajectory(self, ctx: ClawContext) -> dict[str, Any] | None:
+        try:
+            return json.loads(ctx.sandbox.read_file(f"{ctx.claw_home}/traj.json"))
+        except Exception:  # noqa: BLE001 - no trajectory is itself the finding
+            return None
+
+    def _result(self, ctx: ClawContext, result: Any, logs: list[str], clock: Stopwatch) -> TurnResult:
+        traj_path = ctx.host_dir / "traj.json"
+        traj = json.loads(traj_path.read_text()) if traj_path.exists() else {}
+        status = str(traj.get("info", {}).get("exit_status", "")) or "no_trajectory"
+        finish, ok = _EXITS.get(status, ("error", False))
+        if result.timed_out:
+            finish, ok, status = "timeout", False, "host_deadline"
+        return TurnResult(
+            success=ok,
+            timeout=finish == "timeout",
+            exit_code=result.exit_code,
+            finish_reason=finish,  # type: ignore[arg-type]
+            exit_status=status,
+            log_paths=logs,
+            session_id=ctx.attempt_id,
+            duration_s=clock.elapsed(),
+            usage=trajectory_usage(traj),
+            error=None if ok else f"mini exit {status}: {result.stderr[-500:]}",
+        )
+
+    def collect_usage(self, ctx: ClawContext) -> Usage | None:
+        traj_path = ctx.host_dir / "traj.json"
+        return trajectory_usage(json.loads(traj_path.read_text())) if traj_path.exists() else None
+
+    def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
+        src = ctx.host_dir / "traj.json"
+        if not src.exists():
+            return []
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "mini-traj.json").write_bytes(src.read_bytes())
+        return [dest / "mini-traj.json"]
+
+
+def trajectory_usage(traj: dict[str, Any]) -> Usage:
+    """Sum mini's per-call usage from its trajectory (a cross-check against the ledger)."""
+    usage = Usage(cost_usd=float(traj.get("info", {}).get("model_stats", {}).get("instance_cost", 0.0)))
+    for message in traj.get("messages", []):
+        response = (message.get("extra") or {}).get("response") or {}
+        counts = response.get("usage") or {}
+        if not counts:
+            continue
+        usage.calls += 1
+        usage.input_tokens += int(counts.get("prompt_tokens") or 0)
+        usage.output_tokens += int(counts.get("completion_tokens") or 0)
+        details = counts.get("prompt_tokens_details") or {}
+        usage.cached_tokens += int(details.get("cached_tokens") or 0)
+    return usage
