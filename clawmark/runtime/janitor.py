@@ -1,0 +1,50 @@
+"""Remove leaked sandboxes: containers labelled clawmark.managed whose owner process died
+(hard kill, OOM of the runner) or that are older than a bound."""
+
+from __future__ import annotations
+
+import time
+
+from clawmark.runtime import owner
+from clawmark.runtime.engine import shared_client
+
+
+def reap(older_than_s: float | None = None, label_selector: dict[str, str] | str | None = None,
+         client=None) -> list[str]:
+    """Remove matching clawmark containers; returns the removed container ids.
+
+    A container is reaped when it is older than `older_than_s` (None = no age bound) or its
+    owning process on this host is gone. `label_selector` narrows the set ("k=v" or a dict).
+    """
+    import docker
+
+    client = client or shared_client()
+    removed = []
+    for container in client.containers.list(all=True, filters={"label": _filters(label_selector)}):
+        if not _is_leaked(container.labels, older_than_s):
+            continue
+        try:
+            container.remove(force=True)
+            removed.append(container.id)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError as exc:
+            if "already in progress" not in str(exc):
+                raise
+    return removed
+
+
+def _is_leaked(labels: dict[str, str], older_than_s: float | None) -> bool:
+    if owner.owner_is_gone(labels):
+        return True
+    created = labels.get("clawmark.created", "")
+    return older_than_s is not None and created.isdigit() and time.time() - int(created) > older_than_s
+
+
+def _filters(label_selector: dict[str, str] | str | None) -> list[str]:
+    selectors = ["clawmark.managed=true"]
+    if isinstance(label_selector, str):
+        selectors.append(label_selector)
+    elif label_selector:
+        selectors += [f"{key}={value}" for key, value in label_selector.items()]
+    return selectors
