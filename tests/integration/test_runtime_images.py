@@ -1,0 +1,52 @@
+"""ensure_image / ensure_derived_image build only when the content-hash tag is missing."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from clawmark.runtime.images import ensure_derived_image, ensure_image, image_ref, list_images
+
+pytestmark = pytest.mark.docker
+
+
+def test_ensure_image_on_a_present_image_does_not_rebuild(docker_client):
+    ref = ensure_image("python")
+    image_id = docker_client.images.get(ref).id
+    lines: list[str] = []
+    assert ensure_image("python", progress=lines.append) == ref == image_ref("python")
+    assert lines == [] and docker_client.images.get(ref).id == image_id
+
+
+def test_recipe_images_carry_clawmark_labels(docker_client):
+    labels = docker_client.images.get(ensure_image("python")).labels
+    assert labels["clawmark.managed"] == "true" and labels["clawmark.recipe"] == "python"
+    assert labels["clawmark.parent"] == image_ref("base")
+    assert image_ref("python").endswith(":" + labels["clawmark.hash"])
+
+
+def test_list_images_reports_presence_and_size(docker_client):
+    rows = {row.name: row for row in list_images()}
+    ensure_image("python")
+    assert rows["python"].present and rows["python"].size_bytes > 0
+    assert rows["python"].ref == image_ref("python")
+
+
+def test_derived_image_is_built_once_and_rebuilt_on_change(docker_client, tmp_path):
+    (tmp_path / "payload.txt").write_text(uuid.uuid4().hex)
+    dockerfile = "ARG PARENT\nFROM ${PARENT}\nCOPY payload.txt /payload.txt\n"
+    parent = ensure_image("base")
+    built, again, refs = [], [], []
+    try:
+        refs.append(ensure_derived_image("runtime-test", parent, tmp_path, dockerfile, progress=built.append))
+        refs.append(ensure_derived_image("runtime-test", parent, tmp_path, dockerfile, progress=again.append))
+        (tmp_path / "payload.txt").write_text("changed")
+        refs.append(ensure_derived_image("runtime-test", parent, tmp_path, dockerfile))
+        content = docker_client.containers.run(refs[2], ["cat", "/payload.txt"], remove=True)
+        labels = docker_client.images.get(refs[0]).labels
+    finally:
+        for ref in set(refs):
+            docker_client.images.remove(ref, force=True)
+    assert built and again == [] and refs[0] == refs[1] != refs[2] and content == b"changed"
+    assert labels["clawmark.kind"] == "derived" and labels["clawmark.parent"] == parent

@@ -1,0 +1,111 @@
+"""Sandbox against the real engine: limits, deadlines, networks, file copies, container death."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from clawmark.runtime.errors import ContainerGone, ExecTimeout, OutOfMemory
+from clawmark.runtime.images import ensure_image
+from clawmark.runtime.sandbox import Sandbox, SandboxConfig
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture(scope="module")
+def python_image(docker_client) -> str:
+    return ensure_image("python")
+
+
+def sandbox(image: str, **overrides) -> Sandbox:
+    return Sandbox.provision(SandboxConfig(image=image, labels={"clawmark.test": "runtime"}, **overrides))
+
+
+def test_limits_and_labels_reach_the_engine(python_image, docker_client):
+    with sandbox(python_image, cpus=0.5, memory_mb=256, pids_limit=64, lifetime_seconds=120) as sb:
+        attrs = docker_client.containers.get(sb.container_id).attrs
+        host = attrs["HostConfig"]
+        assert (host["NanoCpus"], host["Memory"], host["MemorySwap"], host["PidsLimit"]) == (
+            500_000_000, 256 * 2**20, 256 * 2**20, 64)
+        labels = attrs["Config"]["Labels"]
+        assert labels["clawmark.managed"] == "true" and labels["clawmark.test"] == "runtime"
+        assert labels["clawmark.owner_pid"] == str(os.getpid())
+        assert attrs["Config"]["Cmd"] == ["sleep", "120"]
+
+
+def test_exec_reports_exit_code_and_separate_streams(python_image):
+    with sandbox(python_image) as sb:
+        result = sb.exec("echo out; echo err >&2; exit 3", timeout_s=30)
+        listed = sb.exec(["python3", "-c", "import sys; print(sys.argv[1:])", "a b", "c"], timeout_s=30)
+    assert (result.exit_code, result.stdout, result.stderr, result.timed_out) == (3, "out\n", "err\n", False)
+    assert listed.stdout == "['a b', 'c']\n"
+
+
+def test_output_is_capped_keeping_head_and_tail(python_image):
+    with sandbox(python_image, max_output_bytes=10_000) as sb:
+        result = sb.exec("python3 -c \"print('HEAD' + 'x' * 100000 + 'TAIL')\"", timeout_s=30)
+    assert result.truncated and result.exit_code == 0
+    assert result.stdout.startswith("HEAD") and result.stdout.rstrip().endswith("TAIL")
+    assert len(result.stdout) < 11_000
+
+
+def test_deadline_kills_the_whole_process_tree(python_image):
+    with sandbox(python_image) as sb:
+        started = time.monotonic()
+        result = sb.exec("sleep 301 & setsid sleep 302 & sleep 303; echo never", timeout_s=1.0)
+        elapsed = time.monotonic() - started
+        survivors = sb.exec("ps -eo args | grep -E '^sleep 30[123]' || true", timeout_s=30).stdout
+    assert result.timed_out and result.exit_code is None and "never" not in result.stdout
+    assert elapsed < 15
+    assert survivors == ""
+
+
+def test_deadline_raises_only_when_asked(python_image):
+    with sandbox(python_image) as sb, pytest.raises(ExecTimeout) as caught:
+        sb.exec("sleep 60", timeout_s=0.5, raise_on_timeout=True)
+    assert caught.value.result.timed_out
+
+
+def test_memory_hog_is_reported_as_oom(python_image):
+    with sandbox(python_image, memory_mb=128) as sb:
+        with pytest.raises(OutOfMemory) as caught:
+            sb.exec("python3 -c \"b = bytearray(600 * 2**20); print(len(b))\"", timeout_s=60)
+        still_alive = sb.exec("echo alive", timeout_s=30)
+    assert "OOM" in caught.value.reason and caught.value.result.exit_code == 137
+    assert still_alive.stdout == "alive\n"
+
+
+def test_killed_container_raises_container_gone(python_image, docker_client):
+    with sandbox(python_image) as sb:
+        docker_client.containers.get(sb.container_id).kill()
+        with pytest.raises(ContainerGone) as caught:
+            sb.exec("true", timeout_s=30)
+    assert "exit code 137" in caught.value.reason
+
+
+def test_container_exits_by_itself_after_its_lifetime(python_image, docker_client):
+    with sandbox(python_image, lifetime_seconds=1) as sb:
+        time.sleep(2.5)
+        assert docker_client.containers.get(sb.container_id).status == "exited"
+        with pytest.raises(ContainerGone):
+            sb.exec("true", timeout_s=30)
+
+
+def test_runs_as_the_requested_non_root_user(python_image):
+    with sandbox(python_image, user="1000:1000", workdir="/tmp") as sb:
+        ids = sb.exec("id -u; id -g; pwd", timeout_s=30).stdout.split()
+        sb.write_file("/tmp/owned.txt", b"x")
+        owner = sb.exec(["stat", "-c", "%u:%g", "/tmp/owned.txt"], timeout_s=30).stdout.strip()
+    assert ids == ["1000", "1000", "/tmp"] and owner == "1000:1000"
+
+
+def test_teardown_removes_the_container(python_image, docker_client):
+    import docker
+
+    sb = sandbox(python_image)
+    sb.teardown()
+    sb.teardown()
+    with pytest.raises(docker.errors.NotFound):
+        docker_client.containers.get(sb.container_id)
