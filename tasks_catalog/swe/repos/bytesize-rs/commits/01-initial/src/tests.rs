@@ -1,0 +1,19 @@
+use super::*;
+
+#[test]
+fn formats_bytes_below_one_kib() {
+    assert_eq!(format_size(0), "0 B");
+    assert_eq!(format_size(1023), "1023 B");
+}
+
+#[test]
+fn formats_kib_with_one_decimal() {
+    assert_eq!(format_size(1024), "1.0 KiB");
+    assert_eq!(format_size(1536), "1.5 KiB");
+}
+
+#[test]
+fn formats_larger_units() {
+    assert_eq!(format_size(5 * 1024 * 1024), "5.0 MiB");
+    assert_eq!(format_size(3 * 1024 * 1024 * 1024 + 512 * 1024 * 1024), "3.5 GiB");
+}

@@ -1,0 +1,27 @@
+"""Parse INI text into a dict of sections, each a dict of key -> value strings."""
+
+COMMENT_PREFIXES = (";", "#")
+DEFAULT_SECTION = "DEFAULT"
+
+
+class IniError(ValueError):
+    """The text is not valid INI; the message names the line number."""
+
+
+def parse(text):
+    sections = {DEFAULT_SECTION: {}}
+    current = sections[DEFAULT_SECTION]
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(COMMENT_PREFIXES):
+            continue
+        if line.startswith("["):
+            if not line.endswith("]"):
+                raise IniError(f"line {number}: unclosed section header {line!r}")
+            current = sections.setdefault(line[1:-1].strip(), {})
+            continue
+        if "=" not in line:
+            raise IniError(f"line {number}: expected 'key = value', got {line!r}")
+        key, _, value = line.partition("=")
+        current[key.strip().lower()] = value.strip()
+    return sections

@@ -1,0 +1,52 @@
+"""Parse INI text into a dict of sections, each a dict of key -> value strings."""
+
+COMMENT_PREFIXES = (";", "#")
+DEFAULT_SECTION = "DEFAULT"
+
+
+class IniError(ValueError):
+    """The text is not valid INI; the message names the line number."""
+
+
+def parse(text):
+    sections = {DEFAULT_SECTION: {}}
+    current = sections[DEFAULT_SECTION]
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(COMMENT_PREFIXES):
+            continue
+        if line.startswith("["):
+            if not line.endswith("]"):
+                raise IniError(f"line {number}: unclosed section header {line!r}")
+            current = sections.setdefault(line[1:-1].strip(), {})
+            continue
+        if "=" not in line:
+            raise IniError(f"line {number}: expected 'key = value', got {line!r}")
+        key, _, value = line.partition("=")
+        current[key.strip().lower()] = _clean_value(value)
+    return sections
+
+
+def _clean_value(value):
+    """Drop an inline comment, then surrounding quotes.
+
+    A comment prefix only starts a comment when it follows whitespace and sits outside
+    quotes, so values such as `hunter#2` or `"a;b"` survive intact.
+    """
+    value = _strip_inline_comment(value).strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    return value
+
+
+def _strip_inline_comment(value):
+    quote = None
+    for index, char in enumerate(value):
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "\"'":
+            quote = char
+        elif char in COMMENT_PREFIXES and (index == 0 or value[index - 1].isspace()):
+            return value[:index]
+    return value

@@ -1,0 +1,3 @@
+module example.com/lrucache
+
+go 1.19
