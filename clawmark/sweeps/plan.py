@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from clawmark.attempts.patch import identity_fields
-from clawmark.catalog import SweInstance, load_instances
+from clawmark.catalog import SweInstance, load_instances, load_suite
 from clawmark.catalog.errors import UnknownTask
 from clawmark.claws import get_claw
 from clawmark.results import AttemptRow, ResultStore
@@ -55,8 +55,6 @@ def select_instances(spec: SweepSpec) -> list[SweInstance]:
 
 
 def _suite_ids(name: str) -> list[str]:
-    from clawmark.catalog.suites import load_suite
-
     return list(load_suite(name).tasks)
 
 

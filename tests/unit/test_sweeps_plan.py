@@ -1,0 +1,119 @@
+"""Sweep planning: the cells of a spec, what resume skips, what rerun-failed picks, bad specs."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from clawmark.catalog import CatalogError, load_instances
+from clawmark.catalog.errors import UnknownTask
+from clawmark.results import AttemptRow, ResultStore
+from clawmark.settings import TASKS_CATALOG
+from clawmark.sweeps import SweepSpec, load_spec, plan_sweep
+from clawmark.sweeps.plan import failed_cells, spent_usd
+from clawmark.sweeps.summary import compare_summaries, summarize
+
+INSTANCES = TASKS_CATALOG / "swe" / "instances.jsonl"
+
+
+def _spec(**overrides) -> SweepSpec:
+    ids = [i.instance_id for i in load_instances(INSTANCES)][:2]
+    fields = {"sweep_id": "s1", "instances": INSTANCES, "tasks": ids, "claws": ["oracle", "nop"],
+              "models": ["scripted/demo"], "seeds": [0, 1]}
+    return SweepSpec(**{**fields, **overrides})
+
+
+def _commit(store: ResultStore, spec: SweepSpec, cell, status: str, cost: float = 0.01) -> AttemptRow:
+    from clawmark.attempts.patch import identity_fields
+    from clawmark.claws import get_claw
+
+    instance = next(i for i in load_instances(INSTANCES) if i.instance_id == cell.instance_id)
+    fields = identity_fields(instance, get_claw(cell.claw), cell.model, cell.seed, spec.sweep_id, spec.attempt)
+    usage = {"executor": {"input_tokens": 10, "output_tokens": 5, "cost_usd": cost, "calls": 1}}
+    row = AttemptRow.from_usage(usage, status=status, **fields)
+    store.write(row)
+    return row
+
+
+def test_plan_is_the_cross_product_with_stable_distinct_keys(tmp_path):
+    store = ResultStore(tmp_path)
+    plan = plan_sweep(_spec(), store)
+    assert len(plan.cells) == 2 * 2 * 1 * 2
+    assert len({c.cell_key for c in plan.cells}) == len(plan.cells)
+    assert [c.cell_key for c in plan_sweep(_spec(), store).cells] == [c.cell_key for c in plan.cells]
+    assert plan.pending == plan.cells
+
+
+def test_committed_cells_are_skipped_and_their_keys_match_the_attempts(tmp_path):
+    store = ResultStore(tmp_path)
+    spec = _spec()
+    first = plan_sweep(spec, store).cells[0]
+    row = _commit(store, spec, first, "resolved")
+    assert row.cell_key == first.cell_key
+    plan = plan_sweep(spec, store)
+    assert plan.done == {first.cell_key}
+    assert first not in plan.pending and len(plan.pending) == len(plan.cells) - 1
+    assert len(plan_sweep(spec, store, force=True).pending) == len(plan.cells)
+
+
+def test_failed_cells_are_infra_errors_not_model_failures(tmp_path):
+    store = ResultStore(tmp_path)
+    spec = _spec()
+    cells = plan_sweep(spec, store).cells
+    _commit(store, spec, cells[0], "infra_error")
+    _commit(store, spec, cells[1], "unresolved")
+    _commit(store, spec, cells[2], "apply_failed")
+    assert [c.cell_key for c in failed_cells(plan_sweep(spec, store), store)] == [cells[0].cell_key]
+
+
+def test_spent_and_summary_keep_errors_out_of_the_rate(tmp_path):
+    store = ResultStore(tmp_path)
+    spec = _spec()
+    cells = [c for c in plan_sweep(spec, store).cells if c.claw == "oracle"]
+    _commit(store, spec, cells[0], "resolved", cost=0.25)
+    _commit(store, spec, cells[1], "infra_error", cost=0.5)
+    assert spent_usd(store, "s1") == pytest.approx(0.75)
+    (oracle,) = summarize(store.read("s1"))
+    assert (oracle["cells"], oracle["errors"], oracle["successes"], oracle["rate"]) == (2, 1, 1, 1.0)
+    _commit(store, spec, cells[0], "unresolved", cost=0.25)
+    assert compare_summaries(store.read("s1").iloc[:0], store.read("s1")) == []
+
+
+def test_regression_is_reported_when_the_rate_drops(tmp_path):
+    before, after = ResultStore(tmp_path / "a"), ResultStore(tmp_path / "b")
+    spec = _spec()
+    cells = [c for c in plan_sweep(spec, before).cells if c.claw == "oracle"]
+    for cell in cells:
+        _commit(before, spec, cell, "resolved")
+        _commit(after, spec, cell, "unresolved")
+    lines = compare_summaries(before.read("s1"), after.read("s1"))
+    assert lines and "1.00 → 0.00" in lines[0]
+    assert math.isnan(summarize(after.read("s1").assign(error_kind="infra"))[0]["rate"])
+
+
+def test_unknown_task_id_names_the_file_and_field(tmp_path):
+    with pytest.raises(UnknownTask) as err:
+        plan_sweep(_spec(tasks=["no-such-instance"]), ResultStore(tmp_path))
+    assert "tasks" in str(err.value) and "no-such-instance" in str(err.value)
+
+
+@pytest.mark.parametrize("body, field", [
+    ("sweep_id: s\nclaws: [oracle]\n", "models"),
+    ("sweep_id: 'bad id'\nclaws: [oracle]\nmodels: [m]\n", "sweep_id"),
+    ("sweep_id: s\nclaws: [oracle, oracle]\nmodels: [m]\n", "claws"),
+    ("sweep_id: s\nclaws: [oracle]\nmodels: [m]\nmax_paralel: 3\n", "max_paralel"),
+    ("sweep_id: [unclosed\n", "<file>"),
+])
+def test_bad_sweep_files_name_file_and_field(tmp_path, body, field):
+    path = tmp_path / "sweep.yaml"
+    path.write_text(body)
+    with pytest.raises(CatalogError) as err:
+        load_spec(path)
+    assert str(path) in str(err.value) and f": {field}" in str(err.value)
+
+
+def test_bundled_sweep_files_load():
+    for path in (TASKS_CATALOG / "sweeps").glob("*.yaml"):
+        spec = load_spec(path)
+        assert spec.instances.exists(), path
