@@ -2,7 +2,118 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import typer
+
+LOW_DISK_BYTES = 10 * 2**30
+
+
+@dataclass
+class Check:
+    """One line of the report; a failed required check makes doctor exit non-zero."""
+
+    name: str
+    ok: bool
+    detail: str
+    required: bool = True
+
+    @property
+    def state(self) -> str:
+        if self.ok:
+            return "[green]ok[/green]"
+        return "[red]missing[/red]" if self.required else "[yellow]warn[/yellow]"
+
 
 def doctor() -> None:
-    """Check engine, images, disk, Prefect home and gateway settings (being built)."""
-    raise NotImplementedError
+    """Check engine, images, disk, Prefect home and gateway settings; exit 1 if something required is missing."""
+    from rich.console import Console
+    from rich.table import Table
+
+    checks = _engine_checks()
+    client = checks[0].ok and _client()
+    checks += _image_checks(client) + _disk_checks(client) + [_prefect_check()] + _gateway_checks(client)
+    table = Table("check", "state", "detail", title="clawmark doctor")
+    for check in checks:
+        table.add_row(check.name, check.state, check.detail)
+    Console().print(table)
+    failed = [c.name for c in checks if c.required and not c.ok]
+    if failed:
+        typer.echo(f"not ready: {', '.join(failed)} (try `make engine` / `make images`)", err=True)
+        raise typer.Exit(1)
+
+
+def _client():
+    from clawmark.runtime.engine import docker_client
+
+    return docker_client(timeout_s=20)
+
+
+def _engine_checks() -> list[Check]:
+    import docker
+
+    from clawmark.runtime.errors import EngineUnavailable
+
+    try:
+        version = _client().version()
+    except EngineUnavailable as exc:
+        return [Check("docker engine", False, str(exc))]
+    detail = f"server {version.get('Version')} (API {version.get('ApiVersion')}), docker SDK {docker.__version__}"
+    return [Check("docker engine", True, detail)]
+
+
+def _image_checks(client) -> list[Check]:
+    from clawmark.runtime.images import list_images
+
+    if not client:
+        return [Check("images", False, "engine unavailable: cannot check")]
+    return [
+        Check(f"image {row.name}", row.present,
+              f"{row.ref} ({row.size_bytes / 2**20:.0f} MiB)" if row.present
+              else f"{row.ref} not built: clawmark images build {row.name}")
+        for row in list_images()
+    ]
+
+
+def _disk_checks(client) -> list[Check]:
+    from clawmark.settings import settings
+
+    places = {"CLAWMARK_HOME": settings().home}
+    if client:
+        places["docker root"] = Path(client.info().get("DockerRootDir", "/var/lib/docker"))
+    return [_free_space(label, path) for label, path in places.items()]
+
+
+def _free_space(label: str, path: Path) -> Check:
+    existing = next((p for p in [path, *path.parents] if p.exists()), None)
+    if existing is None:
+        return Check(f"disk ({label})", False, f"{path}: no existing parent", required=False)
+    free = shutil.disk_usage(existing).free
+    detail = f"{free / 2**30:.1f} GiB free under {path}"
+    return Check(f"disk ({label})", free >= LOW_DISK_BYTES, detail + ("" if free >= LOW_DISK_BYTES else " (low)"), required=False)
+
+
+def _prefect_check() -> Check:
+    home = Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect")).expanduser()
+    api = os.environ.get("PREFECT_API_URL") or "none (temporary local server per process)"
+    writable = os.access(next(p for p in [home, *home.parents] if p.exists()), os.W_OK)
+    return Check("prefect home", writable, f"{home} ({'writable' if writable else 'NOT writable'}); API: {api}")
+
+
+def _gateway_checks(client) -> list[Check]:
+    from clawmark.runtime.network import gateway_network
+    from clawmark.settings import settings
+
+    config = settings()
+    port = config.gateway_port or "any free port"
+    checks = [Check("gateway settings", True, f"bind {config.gateway_host}:{port}", required=False)]
+    if client:
+        try:
+            name, host_ip = gateway_network(client)
+            checks.append(Check("gateway network", True, f"{name}: containers reach the host at {host_ip}"))
+        except Exception as exc:  # noqa: BLE001 - report any engine refusal as one line
+            checks.append(Check("gateway network", False, f"cannot create the internal network: {exc}"))
+    return checks
