@@ -16,6 +16,7 @@ from clawmark.gateway.budget import Budget
 from clawmark.gateway.errors import ModelError
 from clawmark.gateway.ledger import Ledger, UsageRecord
 from clawmark.gateway.prices import PriceTable
+from clawmark.gateway.recording import CassetteRecorder, assemble_message
 from clawmark.gateway.upstream import backoff_delay, litellm_target, to_model_error
 
 __all__ = ["ClientConfig", "Completion", "complete", "acomplete", "astream", "default_prices"]
@@ -113,7 +114,7 @@ def usage_tokens(usage: dict) -> dict[str, int]:
 
 def complete(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
              ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
-             prices: PriceTable | None = None, **params: Any) -> Completion:
+             prices: PriceTable | None = None, recorder: CassetteRecorder | None = None, **params: Any) -> Completion:
     """One chat completion (blocking). Raises a ModelError subclass; the ledger gets a record either way."""
     call = _Call(role, attempt_id, model, ledger, budget, config, prices)
     call.check_budget()
@@ -124,12 +125,14 @@ def complete(*, role: str, attempt_id: str, model: str, messages: list[dict], to
         except Exception as exc:  # noqa: BLE001 - classified by to_model_error
             time.sleep(call.next_delay(exc))
         else:
+            _record_reply(recorder, messages, response)
             return Completion(response=response, usage=call.record(response.get("usage")))
 
 
 async def acomplete(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
                     ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
-                    prices: PriceTable | None = None, **params: Any) -> Completion:
+                    prices: PriceTable | None = None, recorder: CassetteRecorder | None = None,
+                    **params: Any) -> Completion:
     """`complete` for an event loop."""
     call = _Call(role, attempt_id, model, ledger, budget, config, prices)
     call.check_budget()
@@ -140,12 +143,14 @@ async def acomplete(*, role: str, attempt_id: str, model: str, messages: list[di
         except Exception as exc:  # noqa: BLE001 - classified by to_model_error
             await asyncio.sleep(call.next_delay(exc))
         else:
+            _record_reply(recorder, messages, response)
             return Completion(response=response, usage=call.record(response.get("usage")))
 
 
 async def astream(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
                   ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
-                  prices: PriceTable | None = None, **params: Any) -> AsyncIterator[dict]:
+                  prices: PriceTable | None = None, recorder: CassetteRecorder | None = None,
+                  **params: Any) -> AsyncIterator[dict]:
     """Streamed chat completion: yields OpenAI chunk dicts, the last one carrying usage.
     Retries happen only before the first chunk; the record is written when the stream ends."""
     call = _Call(role, attempt_id, model, ledger, budget, config, prices, stream=True)
@@ -159,15 +164,19 @@ async def astream(*, role: str, attempt_id: str, model: str, messages: list[dict
             await asyncio.sleep(call.next_delay(exc))
         else:
             break
-    usage, recorded = None, False
+    usage, recorded, seen = None, False, []
     try:
         chunk = first
         while True:
             data = chunk.model_dump()
             usage = data.get("usage") or usage
+            if recorder is not None:
+                seen.append(data)
             yield data
             chunk = await anext(stream)
     except StopAsyncIteration:
+        if recorder is not None:
+            recorder.record(messages, assemble_message(seen), usage)
         call.record(usage)
         recorded = True
     except Exception as exc:  # noqa: BLE001 - a stream broken half-way is recorded, then re-raised typed
@@ -178,3 +187,8 @@ async def astream(*, role: str, attempt_id: str, model: str, messages: list[dict
     finally:
         if not recorded:  # consumer went away (client disconnect): tokens were still spent
             call.record(usage, ModelError("stream abandoned by the caller"))
+
+
+def _record_reply(recorder: CassetteRecorder | None, messages: list[dict], response: dict) -> None:
+    if recorder is not None and response.get("choices"):
+        recorder.record(messages, response["choices"][0].get("message") or {}, response.get("usage"))

@@ -11,6 +11,7 @@ from typing import Any
 
 from clawmark.gateway.budget import Budget
 from clawmark.gateway.ledger import Ledger
+from clawmark.gateway.recording import CassetteRecorder
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -35,6 +36,7 @@ class AttemptRoute:
     model: str | None = None  # None: the model the claw names (open mode only)
     role_models: dict[str, str] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)  # fixed litellm params (api_base, keys, ...)
+    recorder: CassetteRecorder | None = None  # recording on: replies appended to a cassette
 
     def model_for(self, role: str, asked: str | None) -> str | None:
         return self.role_models.get(role) or self.model or asked
@@ -43,8 +45,9 @@ class AttemptRoute:
 class RouteTable:
     """Thread-safe map attempt id -> route; in open mode unknown ids get a default route."""
 
-    def __init__(self, ledger_dir: Path, allow_unregistered: bool):
+    def __init__(self, ledger_dir: Path, allow_unregistered: bool, record_dir: Path | None = None):
         self.ledger_dir = ledger_dir
+        self.record_dir = record_dir
         self.allow_unregistered = allow_unregistered
         self._routes: dict[str, AttemptRoute] = {}
         self._lock = threading.Lock()
@@ -56,7 +59,8 @@ class RouteTable:
         route = AttemptRoute(
             attempt_id=attempt_id, model=model, role_models=dict(role_models or {}), params=dict(params or {}),
             ledger=Ledger(ledger_path or self.default_ledger_path(attempt_id)),
-            budget=Budget(budget_usd, name=f"attempt {attempt_id}", parent=sweep_budget))
+            budget=Budget(budget_usd, name=f"attempt {attempt_id}", parent=sweep_budget),
+            recorder=CassetteRecorder(self.record_dir / f"{attempt_id}.yaml") if self.record_dir else None)
         with self._lock:
             self._routes[attempt_id] = route
         return route
