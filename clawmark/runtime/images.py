@@ -20,7 +20,6 @@ from clawmark.runtime import build
 from clawmark.runtime.engine import docker_client
 from clawmark.runtime.errors import ImageBuildFailed
 from clawmark.runtime.recipes import Recipe, discover, get_recipe, repository, tree_digest
-from clawmark.settings import settings
 
 Progress = Callable[[str], None]
 MANAGED = {"clawmark.managed": "true"}
@@ -178,8 +177,11 @@ def _build_client():
 
 @contextmanager
 def _build_lock(ref: str) -> Iterator[None]:
-    """Serialize builds of one ref across processes (parallel cells ask for the same image)."""
-    lock_dir = settings().home / "locks"
+    """Serialize builds of one ref across processes (parallel cells ask for the same image).
+
+    Images are per engine, not per CLAWMARK_HOME, so the lock lives in the host's temp dir.
+    """
+    lock_dir = Path(tempfile.gettempdir()) / "clawmark-image-locks"
     lock_dir.mkdir(parents=True, exist_ok=True)
     with open(lock_dir / f"image-{ref.replace('/', '_').replace(':', '_')}.lock", "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
