@@ -158,3 +158,11 @@ def test_language_table_needs_its_columns(tmp_path: Path) -> None:
     with pytest.raises(CatalogError) as err:
         load_languages(path)
     assert_names(err, path, "<header>", 1)
+
+
+def test_json_object_that_is_not_an_instance_list(tmp_path: Path) -> None:
+    path = tmp_path / "leaderboard.json"
+    path.write_text(json.dumps({"meta": {"name": "x"}, "rows": []}))
+    with pytest.raises(CatalogError) as err:
+        load_instances(path)
+    assert err.value.field == "<file>" and "got a dict" in err.value.expected

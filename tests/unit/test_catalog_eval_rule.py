@@ -1,0 +1,199 @@
+"""eval_rule.md parsing on drifted rules: sections, checkpoints located by content, caps (EN + ZH)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clawmark.catalog import RubricNotFound, parse_eval_rule
+from clawmark.catalog.eval_rule import split_sections
+
+NINE_SECTIONS_EN = """# Evaluation rule
+## 1. Grading philosophy
+Strict.
+## 2. Task contract
+results/report.md
+## 3. Source-selection rules
+Only the CSV.
+## 4. Ground-truth snapshot
+Total 42. (This is not a cap at 0.5, just prose.)
+## 5. Checkpoint rubric
+| ID | Checkpoint | Weight | Pass condition |
+|----|------------|--------|----------------|
+| C1 | Report exists | 0.25 | file present |
+| C2 | Total | **0.50** | equals 42 |
+| C3 | Method noted | 25% | says how |
+## 6. Scoring policy and score caps
+- Cap at `0.50` if the total is wrong.
+- If no report exists, the score is capped at 0.0.
+- Pass requirement: score >= 0.9.
+## 7. Continue vs fail guidance
+Continue when recoverable.
+## 8. Hidden reference assets
+None.
+## 9. Dynamic-content note
+None.
+"""
+
+TEN_SECTIONS_SUBHEADINGS = """## Philosophy
+x
+## Contract
+x
+## Targets
+x
+## Truth
+x
+## What we score
+### CP-1: Finds the file
+- Weight: 0.4
+- Locates data.csv
+### CP-2: Correct answer
+- Weight: 0.6
+- Writes 7
+## Penalties
+The final score is capped at 0.3 when the answer is missing.
+Maximum score 0.6 if the file is in the wrong folder.
+## Continue
+x
+## Hidden
+x
+## Dynamic
+x
+## Reviewer notes
+```markdown
+## Not a heading (inside a fence)
+- C9 fake (weight 0.9)
+```
+"""
+
+FOUR_SECTIONS_POINTS = """# Rule
+## Task and ground truth
+PostgreSQL, 2026-02-24.
+## Rubric
+| # | Item | Points | Criteria |
+|---|------|--------|----------|
+| C1 | Answer file | 2 | exists |
+| C2 | Database | 4 | PostgreSQL |
+| C3 | Date | 4 | 2026-02-24 |
+## Scoring
+Score = points / 10. Cap at 0.2 if the answer is MongoDB. Passing needs 0.9.
+## Guidance
+Continue when the file is missing.
+"""
+
+CHINESE_NINE = """# 评测规则
+## 一、评分理念
+只看交付文件。
+## 二、任务约定
+结果写入 results/total.txt。
+## 三、目标规则
+只统计 03-14 的日志。
+## 四、标准答案
+E2002 出现 36 次，违约金上限 10% 是合同内容而不是分数上限。
+## 五、评分细则
+- **C1 结果文件存在**（权重 0.2）：文件存在
+- **C2 错误码正确**（权重 0.5）：第一行为 E2002
+- **C3 次数正确**（权重 0.3）：第二行为 36
+## 六、分数上限
+1. 如果答案为 E1001，得分上限为 `0.2`。
+2. 次数错误但错误码正确时，最高 0.7 分。
+3. 未生成文件时总分封顶 0。
+## 七、继续与失败
+文件缺失时继续。
+## 八、隐藏资料
+无。
+## 九、动态内容
+无。
+"""
+
+CHINESE_SIX_TABLE_PERCENT = """### 任务与答案
+每日 0.05%，上限 10%。
+### 检查点
+| 序号 | 检查点 | 分值 | 说明 |
+|------|--------|------|------|
+| C1 | 文件格式 | 20% | JSON |
+| C2 | 每日比例 | 40% | 0.05 |
+| C3 | 违约金上限 | 40% | 10 |
+### 评分规则
+- 若引用了错误条款，得分上限为 `0.2`。
+- 得分达到 0.9 即通过。
+### 继续指导
+文件缺失时继续。
+### 其他一
+无
+### 其他二
+无
+"""
+
+
+def parse(tmp_path: Path, text: str):
+    path = tmp_path / "eval_rule.md"
+    path.write_text(text, encoding="utf-8")
+    return parse_eval_rule(path)
+
+
+@pytest.mark.parametrize("text, sections, rubric_title, weights, caps", [
+    (NINE_SECTIONS_EN, 10, "5. Checkpoint rubric", [0.25, 0.5, 0.25], [0.5, 0.0]),
+    (TEN_SECTIONS_SUBHEADINGS, 10, "What we score", [0.4, 0.6], [0.3, 0.6]),
+    (FOUR_SECTIONS_POINTS, 5, "Rubric", [0.2, 0.4, 0.4], [0.2]),
+    (CHINESE_NINE, 10, "五、评分细则", [0.2, 0.5, 0.3], [0.2, 0.7, 0.0]),
+    (CHINESE_SIX_TABLE_PERCENT, 6, "检查点", [0.2, 0.4, 0.4], [0.2]),
+])
+def test_drifted_rules_yield_checkpoints_summing_to_one_and_caps(
+        tmp_path: Path, text: str, sections: int, rubric_title: str, weights: list[float], caps: list[float]) -> None:
+    rubric = parse(tmp_path, text)
+    assert len(rubric.sections) == sections  # a title preamble counts as its own section
+    assert rubric.rubric_section == rubric_title
+    assert [c.weight for c in rubric.checkpoints] == pytest.approx(weights)
+    assert rubric.total_weight == pytest.approx(1.0)
+    assert [c.value for c in rubric.caps] == caps
+    assert rubric.policy_section != rubric.rubric_section
+
+
+def test_checkpoint_fields_and_cap_conditions_are_kept(tmp_path: Path) -> None:
+    rubric = parse(tmp_path, NINE_SECTIONS_EN)
+    first = rubric.checkpoints[0]
+    assert (first.id, first.name, first.description) == ("C1", "Report exists", "file present")
+    assert rubric.caps[0].condition == "Cap at 0.50 if the total is wrong."
+    assert rubric.pass_requirement == "Pass requirement: score >= 0.9."
+    zh = parse(tmp_path, CHINESE_NINE)
+    assert (zh.checkpoints[1].id, zh.checkpoints[1].name) == ("C2", "错误码正确")
+    assert zh.caps[0].condition == "如果答案为 E1001，得分上限为 0.2。"
+    assert zh.policy_section == "六、分数上限"
+
+
+def test_headings_inside_code_fences_are_not_sections(tmp_path: Path) -> None:
+    rubric = parse(tmp_path, TEN_SECTIONS_SUBHEADINGS)
+    assert "Not a heading (inside a fence)" not in [s.title for s in rubric.sections]
+    assert [c.id for c in rubric.checkpoints] == ["CP1", "CP2"]
+
+
+def test_percent_inside_prose_is_not_a_cap(tmp_path: Path) -> None:
+    rubric = parse(tmp_path, CHINESE_SIX_TABLE_PERCENT)
+    assert rubric.policy_section == "评分规则"
+    assert rubric.pass_requirement == "得分达到 0.9 即通过。"
+
+
+def test_rule_without_any_rubric_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(RubricNotFound) as err:
+        parse(tmp_path, "# Rule\n## Philosophy\nBe fair.\n## Policy\nCap at 0.5 if late.\n")
+    assert err.value.file == str(tmp_path / "eval_rule.md") and err.value.field == "checkpoints"
+
+
+def test_fractional_weights_that_do_not_sum_to_one(tmp_path: Path) -> None:
+    with pytest.raises(RubricNotFound) as err:
+        parse(tmp_path, "## Checkpoints\n- C1 a (weight 0.3)\n- C2 b (weight 0.3)\n## Caps\ncap at 0.1 if x\n")
+    assert err.value.field == "checkpoints.weight" and "0.60" in err.value.expected
+
+
+def test_rule_without_headings_is_one_section(tmp_path: Path) -> None:
+    rubric = parse(tmp_path, "- C1 only (weight 1.0)\nCap at 0.5 if late.\n")
+    assert len(rubric.sections) == 1 and rubric.checkpoints[0].weight == 1.0
+    assert [c.value for c in rubric.caps] == [0.5]
+
+
+def test_split_sections_uses_the_shallowest_repeated_level() -> None:
+    sections = split_sections("# Title\nintro\n## A\na\n### A.1\nx\n## B\nb\n")
+    assert [s.title for s in sections] == ["", "A", "B"]
+    assert "### A.1" in sections[1].body
