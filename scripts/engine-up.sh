@@ -29,9 +29,16 @@ if ! command -v dockerd >/dev/null 2>&1; then
     || die "apt-get install docker.io failed"
 fi
 
-say "starting dockerd (log: $log_dir/dockerd.log)"
-mkdir -p "$log_dir"
-setsid dockerd >"$log_dir/dockerd.log" 2>&1 < /dev/null &
+# Two callers at once (make test in two shells) must not start two daemons.
+exec 9>/var/lock/clawmark-engine-up.lock
+flock 9
+if [ -f /var/run/docker.pid ] && kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null; then
+  say "dockerd (pid $(cat /var/run/docker.pid)) is starting; waiting for it"
+else
+  say "starting dockerd (log: $log_dir/dockerd.log)"
+  mkdir -p "$log_dir"
+  setsid dockerd >"$log_dir/dockerd.log" 2>&1 < /dev/null &
+fi
 for _ in $(seq 1 120); do
   if [ -S "$sock" ] && docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
     say "engine up (server $(docker version --format '{{.Server.Version}}'))"
