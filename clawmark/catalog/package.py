@@ -27,6 +27,8 @@ def load_task(path: str | Path) -> ClosedLoopTask:
     """One task: a one-folder package (folder or its task.yaml) or a UniClawBench task YAML."""
     path = Path(path).resolve()
     if path.is_dir():
+        if not (path / FOLDER_TASK_FILE).is_file():
+            raise CatalogError(path, "<path>", f"a task folder holding {FOLDER_TASK_FILE} (for a tree use load_tasks)")
         return _load(path / FOLDER_TASK_FILE, path, "folder")
     if path.name == FOLDER_TASK_FILE:
         return _load(path, path.parent, "folder")

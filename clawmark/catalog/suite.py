@@ -87,13 +87,20 @@ def read_suite(file: Path) -> Suite:
 
 
 def index_catalog(catalog_dir: Path, suite: Suite | None = None) -> CatalogIndex:
-    """Ids of the bundled closed-loop tasks and of the instance files under `swe/`."""
+    """Ids of the bundled closed-loop tasks and of the instance files under `swe/`.
+
+    With a suite, only the tracks it needs are read (a patch suite never loads task packages)."""
+    track = suite.track if suite is not None else "mixed"
     closed = catalog_dir / "closed_loop"
-    closed_ids = {t.task_id for t in load_tasks(closed)} if closed.is_dir() else set()
+    closed_ids: set[str] = set()
+    if track != "patch" and closed.is_dir():
+        closed_ids = {t.task_id for t in load_tasks(closed)}
     instance_files = [p for p in sorted((catalog_dir / "swe").glob("*")) if p.suffix in INSTANCE_SUFFIXES]
     if suite is not None and suite.instances is not None:
         instance_files.append(suite.instances)
-    patch_ids = {i.instance_id for f in instance_files for i in load_instances(f)}
+    patch_ids: set[str] = set()
+    if track != "closed_loop":
+        patch_ids = {i.instance_id for f in instance_files for i in load_instances(f)}
     return CatalogIndex(closed_loop=closed_ids, patch=patch_ids)
 
 
