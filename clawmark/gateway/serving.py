@@ -17,7 +17,6 @@ class BackgroundServer:
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                                 lifespan="off", timeout_keep_alive=30)
         self._server = uvicorn.Server(config)
-        self._server.install_signal_handlers = lambda: None  # the main thread owns signals
         self._thread = threading.Thread(target=self._server.run, name=f"uvicorn-{host}:{port}", daemon=True)
         self._start_timeout_s = start_timeout_s
         self.host = host
