@@ -50,6 +50,15 @@ class Rubric(BaseModel):
     def total_weight(self) -> float:
         return sum(c.weight for c in self.checkpoints)
 
+    def section(self, title: str) -> Section | None:
+        return next((s for s in self.sections if s.title == title), None)
+
+    def scored_text(self) -> str:
+        """The checkpoint rubric and the scoring policy as written (only these two are scored)."""
+        titles = [self.rubric_section] + ([self.policy_section] if self.policy_section else [])
+        picked = [s for s in self.sections if s.title in titles]
+        return "\n\n".join(f"{'#' * max(s.level, 1)} {s.title}\n{s.body.strip()}" for s in picked)
+
 
 def split_sections(text: str) -> list[Section]:
     """Split at the shallowest heading level used at least twice; text before it is a preamble."""
@@ -100,7 +109,7 @@ def _locate_checkpoints(path: Path, sections: list[Section]) -> tuple[Section, l
     """The section whose checkpoints sum closest to 1.0; checkpoint words break ties."""
     candidates = []
     for order, section in enumerate(sections):
-        found = find_checkpoints(section.body, heading=section.title)
+        found = find_checkpoints(section.body)
         if found:
             gap = abs(sum(w for _, _, w, _ in found) - 1.0)
             named = has_checkpoint_words(section.title + "\n" + section.body)

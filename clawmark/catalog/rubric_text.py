@@ -35,7 +35,7 @@ def has_cap_words(text: str) -> bool:
     return bool(_CAP_WORDS.search(text))
 
 
-def find_checkpoints(body: str, heading: str = "") -> list[Found]:
+def find_checkpoints(body: str) -> list[Found]:
     """Checkpoints of one section: a weighted table if there is one, else id-led blocks."""
     return _table_checkpoints(body) or _block_checkpoints(body)
 

@@ -19,6 +19,7 @@ from clawmark.catalog.swe import load_id_list, load_instances, load_languages
 class ValidationReport(BaseModel):
     counts: Counter = Field(default_factory=Counter, description="Valid items per kind.")
     problems: list[str] = Field(default_factory=list, description="One `FILE: FIELD: expected ...` line each.")
+    warnings: list[str] = Field(default_factory=list, description="Suspicious but loadable, e.g. unknown keys.")
 
     @property
     def ok(self) -> bool:
@@ -83,6 +84,13 @@ def _count_task(report: ValidationReport, file: Path, seen: dict[str, Path]) -> 
     if task.task_id in seen:
         raise CatalogError(file, "task_id", f"a unique id ({task.task_id!r} also in {seen[task.task_id]})")
     seen[task.task_id] = file
+    _count_loaded(report, task)
+
+
+def _count_loaded(report: ValidationReport, task) -> None:
+    """Unknown keys are kept for UniClawBench compatibility, but a typo should still be seen."""
+    for key in task.spec.model_extra or {}:
+        report.warnings.append(f"{task.task_file}: {key}: unknown task field (kept, not used)")
     report.counts["closed-loop tasks"] += 1
 
 
@@ -90,8 +98,7 @@ def _validate_yaml(report: ValidationReport, file: Path) -> None:
     if file.parent.name == "suites":
         _count_suite(report, file)
     elif file.name == FOLDER_TASK_FILE or file.parent.parent.name == "tasks":
-        load_task(file)
-        report.counts["closed-loop tasks"] += 1
+        _count_loaded(report, load_task(file))
     else:
         raise CatalogError(file, "<path>", "a suites/<name>.yaml, a task.yaml or tasks/<category>/<id>.yaml")
 

@@ -19,6 +19,8 @@ def validate_cmd(
     report = validate_paths(paths)
     for line in report.problems:
         typer.echo(line)
+    for line in report.warnings:
+        typer.echo(f"warning: {line}", err=True)
     typer.echo(report.summary(), err=not report.ok)
     if not report.ok:
         raise typer.Exit(1)

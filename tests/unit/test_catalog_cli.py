@@ -88,3 +88,10 @@ def test_real_process_exit_codes(tmp_path: Path) -> None:
                             env=env, cwd=PROJECT_ROOT, timeout=120)
     assert broken.returncode == 1 and ": skills[0]: expected " in broken.stdout
     assert "Traceback" not in broken.stderr
+
+
+def test_unknown_task_keys_are_warnings_not_failures(tmp_path: Path) -> None:
+    package = make_task(tmp_path, spec={"sucess_threshold": 0.9})
+    result = runner.invoke(app, ["catalog", "validate", str(package)])
+    assert result.exit_code == 0
+    assert f"warning: {(package / 'task.yaml').resolve()}: sucess_threshold: unknown task field" in result.stderr

@@ -197,3 +197,9 @@ def test_split_sections_uses_the_shallowest_repeated_level() -> None:
     sections = split_sections("# Title\nintro\n## A\na\n### A.1\nx\n## B\nb\n")
     assert [s.title for s in sections] == ["", "A", "B"]
     assert "### A.1" in sections[1].body
+
+
+def test_scored_text_holds_only_rubric_and_policy(tmp_path: Path) -> None:
+    text = parse(tmp_path, NINE_SECTIONS_EN).scored_text()
+    assert text.startswith("## 5. Checkpoint rubric") and "## 6. Scoring policy and score caps" in text
+    assert "Grading philosophy" not in text and "Total 42" not in text
