@@ -1,0 +1,87 @@
+"""The container a claw works in: the instance image, /testbed on the base commit, history past
+the base stripped and verified (an instance that still leaks is refused), build output ignored.
+
+Claw homes live outside /testbed (the claw adapters' job); whatever persona or memory files
+still land in the tree are dropped from the patch by `patch_clean`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from clawmark.swe.history import REPO_DIR, install_global_gitignore, prepare_history
+from clawmark.swe.instance_image import instance_image
+
+
+class InstanceEnvConfig(BaseModel):
+    """Limits and wiring of an instance container (Claw-SWE-Bench defaults)."""
+
+    memory_mb: int = Field(8192, gt=0, description="Memory cap; swap is off beyond it.")
+    cpus: float = Field(1.0, gt=0, description="CPU share of the container.")
+    pids_limit: int = Field(300, gt=0, description="Max processes/threads.")
+    network: Literal["none", "gateway"] = Field("none", description="'gateway' only when a claw calls the model gateway.")
+    lifetime_seconds: int = Field(4 * 3600, gt=0, description="The container exits by itself after this long.")
+    user: str | None = Field(None, description="User for execs; None = the image default (root).")
+    env: dict[str, str] = Field(default_factory=dict, description="Environment of the container.")
+    labels: dict[str, str] = Field(default_factory=dict, description="Extra labels (sweep, cell, attempt).")
+    volumes: dict = Field(default_factory=dict, description="Extra mounts, e.g. a claw home outside /testbed.")
+    extra_hosts: dict[str, str] = Field(default_factory=dict, description="/etc/hosts entries.")
+
+
+def fix_commits(instance: Any) -> list[str]:
+    """Known fix commit ids of a row (clawmark's `fix_commit` extra), probed by the leak check."""
+    extras = getattr(instance, "model_extra", None) or {}
+    value = extras.get("fix_commit") or extras.get("fix_commits") or []
+    return [value] if isinstance(value, str) else list(value)
+
+
+class InstanceEnv:
+    """`with InstanceEnv(instance) as sandbox:` a prepared instance container, always torn down.
+
+    Raises `InstanceImageMissing` / `InstanceUnbuildable` (no image), `HistoryLeak` (refused),
+    `ShellStepFailed` (git step failed) or the runtime's errors; the container never outlives it.
+    """
+
+    def __init__(self, instance: Any, config: InstanceEnvConfig | None = None, progress=None) -> None:
+        self.instance, self.config, self.progress = instance, config or InstanceEnvConfig(), progress
+        self.sandbox = None
+
+    def __enter__(self):
+        self.sandbox = provision_instance(self.instance, self.config, self.progress)
+        return self.sandbox
+
+    def __exit__(self, *exc_info) -> None:
+        if self.sandbox is not None:
+            self.sandbox.teardown()
+            self.sandbox = None
+
+
+def provision_instance(instance: Any, config: InstanceEnvConfig, progress=None):
+    """Start the container and prepare /testbed; tears the container down if preparation fails."""
+    from clawmark.runtime.sandbox import Sandbox, SandboxConfig
+
+    image = instance_image(instance, progress)
+    sandbox = Sandbox.provision(SandboxConfig(
+        image=image, cpus=config.cpus, memory_mb=config.memory_mb, pids_limit=config.pids_limit,
+        network=config.network, user=config.user, workdir=REPO_DIR, env=config.env,
+        labels={"clawmark.role": "swe-instance", "clawmark.instance": instance.instance_id[:60], **config.labels},
+        lifetime_seconds=config.lifetime_seconds, volumes=config.volumes, extra_hosts=config.extra_hosts))
+    try:
+        install_global_gitignore(_AsRoot(sandbox))
+        prepare_history(sandbox, instance.base_commit, fix_commits(instance))
+    except BaseException:
+        sandbox.teardown()
+        raise
+    return sandbox
+
+
+class _AsRoot:
+    """The sandbox seen as a root shell (system git config), whatever user the claw runs as."""
+
+    def __init__(self, sandbox) -> None:
+        self.sandbox = sandbox
+
+    def exec(self, cmd: str, timeout_s: float, workdir: str | None = None):
+        return self.sandbox.exec(cmd, timeout_s=timeout_s, workdir=workdir, user="0")
