@@ -41,15 +41,17 @@ def _build_one(console, images, name: str, verbose: bool) -> None:
     if images.image_present(ref):
         console.print(f"[dim]{ref} present[/dim]")
         return
-    started = time.monotonic()
+    started, lines = time.monotonic(), []
     with console.status(f"building {ref}") as status:
         def progress(line: str) -> None:
+            lines.append(line)
             if verbose:
                 console.print(line, markup=False, highlight=False)
             status.update(f"building {ref}: {line[:100]}")
 
         images.ensure_image(name, progress=progress)
-    console.print(f"[green]built[/green] {ref} in {time.monotonic() - started:.0f}s")
+    verb = "built" if lines else "present (built meanwhile by another process)"
+    console.print(f"[green]{verb}[/green] {ref} in {time.monotonic() - started:.0f}s")
 
 
 @app.command("list")

@@ -94,9 +94,8 @@ class Sandbox:
         host_path = Path(host_path)
         if not host_path.exists():
             raise FileNotFoundError(f"{host_path} does not exist on the host")
-        self._mkdir(container_dir)
         with archive.pack_path(host_path, self._owner()) as tar:
-            self._container.put_archive(container_dir, tar)
+            self._put_archive(container_dir, tar)
 
     def copy_out(self, container_path: str, host_dir: str | Path) -> Path:
         """Copy a container file or folder into `host_dir`; returns the host path of the copy."""
@@ -106,8 +105,7 @@ class Sandbox:
 
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
         folder, name = archive.parent_and_name(path)
-        self._mkdir(folder)
-        self._container.put_archive(folder, archive.pack_bytes(name, data, mode, self._owner()))
+        self._put_archive(folder, archive.pack_bytes(name, data, mode, self._owner()))
 
     def read_file(self, path: str) -> bytes:
         with self._get_archive(path) as tar:
@@ -134,8 +132,25 @@ class Sandbox:
             raise FileNotFoundError(f"{container_path} does not exist in container {self.container_id[:12]}") from exc
         return archive.spool_chunks(chunks, self.config.max_copy_bytes, container_path)
 
-    def _mkdir(self, container_dir: str) -> None:
-        result = self.exec(["mkdir", "-p", container_dir], timeout_s=30)
+    def _put_archive(self, container_dir: str, tar) -> None:
+        """Unpack `tar` into `container_dir`, creating the folder only when it is missing."""
+        import docker
+
+        try:
+            self._container.put_archive(container_dir, tar)
+            return
+        except docker.errors.NotFound:
+            pass
+        self._make_dir(container_dir)
+        if hasattr(tar, "seek"):
+            tar.seek(0)
+        self._container.put_archive(container_dir, tar)
+
+    def _make_dir(self, container_dir: str) -> None:
+        """mkdir -p as root (any path works), handed to the sandbox user so it can write there."""
+        owner_spec = self.config.user or "0"
+        result = self.exec(["sh", "-c", 'mkdir -p "$1" && chown "$2" "$1"', "sh", container_dir, owner_spec],
+                           timeout_s=30, user="0")
         if result.exit_code != 0:
             raise PermissionError(f"cannot create {container_dir} in the container: {result.stderr.strip()}")
 

@@ -96,9 +96,10 @@ def test_container_exits_by_itself_after_its_lifetime(python_image, docker_clien
 def test_runs_as_the_requested_non_root_user(python_image):
     with sandbox(python_image, user="1000:1000", workdir="/tmp") as sb:
         ids = sb.exec("id -u; id -g; pwd", timeout_s=30).stdout.split()
-        sb.write_file("/tmp/owned.txt", b"x")
-        owner = sb.exec(["stat", "-c", "%u:%g", "/tmp/owned.txt"], timeout_s=30).stdout.strip()
-    assert ids == ["1000", "1000", "/tmp"] and owner == "1000:1000"
+        sb.write_file("/work/made/owned.txt", b"x")
+        owner = sb.exec(["stat", "-c", "%u:%g", "/work/made", "/work/made/owned.txt"], timeout_s=30).stdout.split()
+        can_write = sb.exec("touch /work/made/new && echo yes", timeout_s=30).stdout
+    assert ids == ["1000", "1000", "/tmp"] and owner == ["1000:1000", "1000:1000"] and can_write == "yes\n"
 
 
 def test_teardown_removes_the_container(python_image, docker_client):
