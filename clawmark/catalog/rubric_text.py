@@ -8,7 +8,7 @@ Found = tuple[str, str, float, str]  # id, name, raw weight (fraction or points)
 
 _CHECKPOINT_WORDS = re.compile(r"checkpoint|rubric|criteri|检查点|评分细则|评分项|得分点|评分标准", re.I)
 _CAP_WORDS = re.compile(r"\bcap|scoring policy|score policy|penalt|上限|封顶|扣分|评分规则|评分策略|评分政策", re.I)
-_ID = r"(?:CP|C|K|R|检查点)\s*[-_]?\s*\d+[a-z]?"
+_ID = r"(?:checkpoint|CP|C|K|R|检查点)\s*[-_#]?\s*\d+[a-z]?"
 _ID_LINE = re.compile(
     rf"^\s*(?:[-*+]\s+|\d+[.)、]\s*|#{{1,6}}\s+)?(?:\*\*|__)?\s*(?P<id>{_ID})(?:\*\*|__)?(?![\w.])\s*(?P<rest>.*)$", re.I)
 _UNIT = r"(?P<unit>%|％|分|pts?\b|points?\b)?"
@@ -35,9 +35,26 @@ def has_cap_words(text: str) -> bool:
     return bool(_CAP_WORDS.search(text))
 
 
+_NUMBERED_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<num>\d+)[.)、]\s+(?P<rest>.*)$")
+
+
 def find_checkpoints(body: str) -> list[Found]:
-    """Checkpoints of one section: a weighted table if there is one, else id-led blocks."""
-    return _table_checkpoints(body) or _block_checkpoints(body)
+    """Checkpoints of one section: a weighted table, else id-led blocks, else weighted numbered lines."""
+    return _table_checkpoints(body) or _block_checkpoints(body) or _numbered_checkpoints(body)
+
+
+def _normal_id(raw: str) -> str:
+    """`Checkpoint 2`, `检查点2`, `cp-2` -> `C2` / `CP2`: one spelling for the judge to cite."""
+    compact = re.sub(r"[\s\-_#]", "", raw)
+    return re.sub(r"^(?:checkpoint|检查点)", "C", compact, flags=re.I).upper()
+
+
+def _numbered_checkpoints(body: str) -> list[Found]:
+    found = []
+    for line in body.splitlines():
+        if (match := _NUMBERED_LINE.match(line)) and (block := _block(f"C{match['num']}", match["rest"], [])):
+            found.append(block)
+    return found
 
 
 def _weight(text: str) -> tuple[float, re.Match] | None:
@@ -58,7 +75,7 @@ def _block_checkpoints(body: str) -> list[Found]:
     blocks: list[tuple[str, str, list[str]]] = []
     for line in body.splitlines():
         if match := _ID_LINE.match(line):
-            blocks.append((re.sub(r"\s|[-_]", "", match["id"]).upper(), match["rest"], []))
+            blocks.append((_normal_id(match["id"]), match["rest"], []))
         elif blocks:
             blocks[-1][2].append(line)
     found = [_block(cid, head, rest) for cid, head, rest in blocks]

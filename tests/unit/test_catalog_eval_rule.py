@@ -203,3 +203,15 @@ def test_scored_text_holds_only_rubric_and_policy(tmp_path: Path) -> None:
     text = parse(tmp_path, NINE_SECTIONS_EN).scored_text()
     assert text.startswith("## 5. Checkpoint rubric") and "## 6. Scoring policy and score caps" in text
     assert "Grading philosophy" not in text and "Total 42" not in text
+
+
+@pytest.mark.parametrize("body, ids, weights", [
+    ("### Checkpoint 1: file (weight 0.5)\n### Checkpoint 2 — answer (weight 0.5)\n", ["C1", "C2"], [0.5, 0.5]),
+    ("1. Report exists (weight 0.2): yes\n2. Total right (权重 0.8)\n3. not weighted\n", ["C1", "C2"], [0.2, 0.8]),
+    ("- 检查点1：文件存在（权重 0.4）\n- 检查点2：内容正确（权重 0.6）\n", ["C1", "C2"], [0.4, 0.6]),
+    ("- K1 a [40%]\n- K2 b [60%]\n", ["K1", "K2"], [0.4, 0.6]),
+])
+def test_other_checkpoint_spellings(tmp_path: Path, body: str, ids: list[str], weights: list[float]) -> None:
+    rubric = parse(tmp_path, "# R\n## Intro\nx\n## Checks\n" + body + "## Caps\nCap at 0.5 if late.\n")
+    assert [c.id for c in rubric.checkpoints] == ids
+    assert [c.weight for c in rubric.checkpoints] == pytest.approx(weights)
