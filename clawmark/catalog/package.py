@@ -123,14 +123,19 @@ def _check_identity(spec: TaskSpec, file: Path, layout: str) -> None:
 
 
 def _sources(spec: TaskSpec, package: Path, file: Path) -> Path | None:
+    """Entries are informative (the whole folder is copied): they must stay inside, need not exist."""
     folder = package / "sources"
     for index, declared in enumerate(spec.sources):
-        if "://" in declared:
-            continue  # a live URL: informative only
-        base = package if declared.startswith("sources/") else folder
-        path = resolve_inside(package, declared, file, f"sources[{index}]", base)
-        require_exists(path, file, f"sources[{index}]")
+        if "://" not in declared:
+            base = package if declared.startswith("sources/") else folder
+            resolve_inside(package, declared, file, f"sources[{index}]", base)
     return folder if folder.is_dir() else None
+
+
+def missing_sources(task: ClosedLoopTask) -> list[str]:
+    """Declared sources that are neither a URL nor present in the package (worth a warning)."""
+    return [d for d in task.spec.sources if "://" not in d and not (
+        (task.package_dir / d).exists() if d.startswith("sources/") else (task.package_dir / "sources" / d).exists())]
 
 
 def _skills(spec: TaskSpec, package: Path, file: Path) -> dict[str, Path]:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from clawmark.catalog.errors import CatalogError
 from clawmark.catalog.eval_rule import parse_eval_rule
-from clawmark.catalog.package import FOLDER_TASK_FILE, find_task_files, load_task
+from clawmark.catalog.package import FOLDER_TASK_FILE, find_task_files, load_task, missing_sources
 from clawmark.catalog.suite import INSTANCE_SUFFIXES, check_suite, index_catalog, read_suite
 from clawmark.catalog.swe import load_id_list, load_instances, load_languages
 
@@ -91,6 +91,8 @@ def _count_loaded(report: ValidationReport, task) -> None:
     """Unknown keys are kept for UniClawBench compatibility, but a typo should still be seen."""
     for key in task.spec.model_extra or {}:
         report.warnings.append(f"{task.task_file}: {key}: unknown task field (kept, not used)")
+    for declared in missing_sources(task):
+        report.warnings.append(f"{task.task_file}: sources: {declared!r} is not in the package (informative only)")
     report.counts["closed-loop tasks"] += 1
 
 

@@ -212,7 +212,9 @@ def test_symlink_inside_the_package_is_fine(tmp_path: Path) -> None:
     assert load_task(path).sources_dir == (path / "sources").resolve()
 
 
-def test_declared_resources_must_exist(tmp_path: Path) -> None:
+def test_declared_resources_must_exist_except_informative_sources(tmp_path: Path) -> None:
+    task = load_task(make_task(tmp_path / "s", spec={"sources": ["sources/gone.csv", "https://x.org/a"]}))
+    assert task.spec.sources == ["sources/gone.csv", "https://x.org/a"]
     path = make_task(tmp_path, spec={"skills": ["nope"]})
     assert_names(load_error(path), path / "task.yaml", "skills[0]")
     path = make_task(tmp_path / "b", spec={"pre_exec": ["sources/data.txt"]})
