@@ -6,7 +6,7 @@ from __future__ import annotations
 from clawmark.results.identity import cell_key, cell_key_from_hashes, config_hash
 from clawmark.results.layout import AttemptLayout, UnsafeName
 from clawmark.results.row import PHASES, AttemptRow, PhaseTimes, RowInvalid
-from clawmark.results.schema import RESULT_COLUMNS, RESULTS_SCHEMA, from_record, to_record, to_table
+from clawmark.results.schema import RESULT_COLUMNS, RESULTS_SCHEMA, conform, from_record, to_record, to_table
 from clawmark.results.status import (
     CLOSED_LOOP_STATUSES,
     ERROR_STATUSES,
@@ -17,13 +17,14 @@ from clawmark.results.status import (
     Track,
     is_error,
 )
-from clawmark.results.store import BadFile, CorruptResults, ReadResult, ResultStore, to_frame
+from clawmark.results.errors import BadFile, CorruptResults, SchemaMismatch
+from clawmark.results.store import ReadResult, ResultStore, to_frame
 from clawmark.results.usage import ROLES, RoleUsage, UnknownRole, fold_usage
 
 __all__ = [
     "AttemptLayout", "AttemptRow", "BadFile", "CLOSED_LOOP_STATUSES", "CorruptResults", "ERROR_STATUSES",
     "ErrorKind", "PATCH_STATUSES", "PHASES", "PhaseTimes", "RESULTS_SCHEMA", "RESULT_COLUMNS", "ROLES",
-    "ReadResult", "Resolution", "ResultStore", "RoleUsage", "RowInvalid", "Status", "Track",
+    "ReadResult", "Resolution", "ResultStore", "RoleUsage", "RowInvalid", "SchemaMismatch", "Status", "Track",
     "UnknownRole", "UnsafeName", "cell_key", "cell_key_from_hashes", "config_hash", "fold_usage",
-    "from_record", "is_error", "to_frame", "to_record", "to_table",
+    "conform", "from_record", "is_error", "to_frame", "to_record", "to_table",
 ]

@@ -141,3 +141,19 @@ def _float(value: Any) -> float:
     value = _from_cell(value)
     return math.nan if value is None else float(value)
 
+
+
+def conform(table: pa.Table) -> pa.Table:
+    """Any table of result columns → exactly `RESULTS_SCHEMA` (missing columns null, types cast).
+
+    Unknown columns are refused rather than dropped: they mean a newer writer or a typo.
+    """
+    from clawmark.results.errors import SchemaMismatch
+
+    if unknown := sorted(set(table.column_names) - set(RESULT_COLUMNS)):
+        raise SchemaMismatch(f"columns not in RESULTS_SCHEMA: {unknown}")
+    arrays = [
+        table[f.name].cast(f.type) if f.name in table.column_names else pa.nulls(table.num_rows, f.type)
+        for f in RESULTS_SCHEMA
+    ]
+    return pa.Table.from_arrays(arrays, schema=RESULTS_SCHEMA)

@@ -27,26 +27,13 @@ import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from clawmark.results.compaction import compact_sweep, import_rows
+from clawmark.results.errors import BadFile, CorruptResults
 from clawmark.results.layout import AttemptLayout, atomic_write_bytes, check_name
 from clawmark.results.row import AttemptRow
 from clawmark.results.schema import RESULTS_SCHEMA, from_record, to_table
 
-ROWS_DIR, CELLS_DIR, SUFFIX = "rows", "cells", ".parquet"
-
-
-class CorruptResults(RuntimeError):
-    """Some row files could not be read; `bad` names each with its error."""
-
-    def __init__(self, bad: list[BadFile]) -> None:
-        self.bad = bad
-        names = ", ".join(f"{b.path} ({b.error})" for b in bad[:5])
-        super().__init__(f"{len(bad)} unreadable result file(s): {names}")
-
-
-@dataclass(frozen=True)
-class BadFile:
-    path: str
-    error: str
+ROWS_DIR, CELLS_DIR, SUFFIX, COMPACTED = "rows", "cells", ".parquet", "_compacted.parquet"
 
 
 @dataclass
@@ -85,6 +72,7 @@ class ResultStore:
             raise ValueError(f"store {text}: a remote store needs a local artifacts_root")
         self.artifacts_root = Path(artifacts_root or Path(self.root) / CELLS_DIR)
         self.fsync = fsync
+        self._key_cache: dict[str, tuple[tuple, frozenset[str]]] = {}
 
     # -- paths ---------------------------------------------------------------------------
     def _sweep_dir(self, sweep_id: str) -> str:
@@ -105,32 +93,60 @@ class ResultStore:
         sink = io.BytesIO()
         pq.write_table(to_table([row]), sink, compression="zstd")
         path = self.row_path(row.sweep_id, row.cell_key)
-        if self.is_local:
-            atomic_write_bytes(Path(path), sink.getvalue(), fsync=self.fsync)
-        else:
-            with self.fs.open_output_stream(path) as out:
-                out.write(sink.getvalue())
+        self.publish(path, sink.getvalue())
         return path
+
+    def publish(self, path: str, data: bytes) -> None:
+        """All-or-nothing file write: temp + rename locally, one PUT on object stores."""
+        if self.is_local:
+            atomic_write_bytes(Path(path), data, fsync=self.fsync)
+            return
+        with self.fs.open_output_stream(path) as out:
+            out.write(data)
 
     # -- listing -------------------------------------------------------------------------
     def sweeps(self) -> list[str]:
         infos = self.fs.get_file_info(pafs.FileSelector(f"{self.root}/{ROWS_DIR}", allow_not_found=True))
         return sorted(i.base_name for i in infos if i.type == pafs.FileType.Directory)
 
-    def row_files(self, sweep_id: str | Iterable[str] | None = None) -> list[str]:
-        """Visible row files of the given sweep(s) (all sweeps when None); temp files excluded."""
-        sweeps = self.sweeps() if sweep_id is None else [sweep_id] if isinstance(sweep_id, str) else sweep_id
-        files: list[str] = []
-        for sweep in sweeps:
-            selector = pafs.FileSelector(self._sweep_dir(sweep), allow_not_found=True)
-            files += [i.path for i in self.fs.get_file_info(selector) if _is_row_file(i)]
-        return sorted(files)
+    def _sweep_files(self, sweep_id: str) -> list[pafs.FileInfo]:
+        selector = pafs.FileSelector(self._sweep_dir(sweep_id), allow_not_found=True)
+        return [i for i in self.fs.get_file_info(selector) if i.type == pafs.FileType.File]
+
+    def cell_files(self, sweep_id: str) -> list[pafs.FileInfo]:
+        """Per-cell row files of a sweep (temp files and the compacted file excluded)."""
+        return sorted((i for i in self._sweep_files(sweep_id) if _is_row_file(i)), key=lambda i: i.path)
+
+    def compacted_path(self, sweep_id: str) -> str:
+        return f"{self._sweep_dir(sweep_id)}/{COMPACTED}"
+
+    def _compacted_info(self, sweep_id: str) -> pafs.FileInfo | None:
+        info = self.fs.get_file_info(self.compacted_path(sweep_id))
+        return info if info.type == pafs.FileType.File else None
+
+    def compacted_keys(self, sweep_id: str) -> frozenset[str]:
+        """Cell keys held by the sweep's compacted file (cached until the file changes)."""
+        info = self._compacted_info(sweep_id)
+        if info is None:
+            return frozenset()
+        stamp = (info.path, info.mtime_ns, info.size)
+        if (cached := self._key_cache.get(sweep_id)) and cached[0] == stamp:
+            return cached[1]
+        try:
+            column = pq.read_table(info.path, columns=["cell_key"], filesystem=self.fs)["cell_key"]
+        except (pa.ArrowException, OSError) as exc:  # unknown is not "absent": say which file
+            raise CorruptResults([BadFile(info.path, f"{type(exc).__name__}: {exc}"[:300])]) from exc
+        keys = frozenset(column.to_pylist())
+        self._key_cache[sweep_id] = (stamp, keys)
+        return keys
 
     def completed_cells(self, sweep_id: str) -> set[str]:
-        return {Path(p).name.removesuffix(SUFFIX) for p in self.row_files(sweep_id)}
+        return {_cell_of(i) for i in self.cell_files(sweep_id)} | self.compacted_keys(sweep_id)
 
     def has(self, sweep_id: str, cell_key: str) -> bool:
-        return self.fs.get_file_info(self.row_path(sweep_id, cell_key)).type == pafs.FileType.File
+        if self.fs.get_file_info(self.row_path(sweep_id, cell_key)).type == pafs.FileType.File:
+            return True
+        return cell_key in self.compacted_keys(sweep_id)
 
     # -- read ----------------------------------------------------------------------------
     def read(self, sweep_id: str | Iterable[str] | None = None, *,
@@ -144,24 +160,46 @@ class ResultStore:
 
     def read_report(self, sweep_id: str | Iterable[str] | None = None, *,
                     where: Mapping[str, Any] | None = None, columns: list[str] | None = None) -> ReadResult:
-        files = self.row_files(sweep_id)
-        expr = _filter_expression(where)
+        table, bad, files = self.read_table(sweep_id, where=where, columns=columns)
+        return ReadResult(to_frame(table), bad, files - len(bad))
+
+    def read_table(self, sweep_id: str | Iterable[str] | None = None, *,
+                   where: Mapping[str, Any] | None = None, columns: list[str] | None = None):
+        """(Arrow table, bad files, files tried). A cell's own file wins over its compacted row."""
+        sweeps = self.sweeps() if sweep_id is None else [sweep_id] if isinstance(sweep_id, str) else list(sweep_id)
+        expr, cell_paths, parts, bad, compacted = _filter_expression(where), [], [], [], 0
+        for sweep in sweeps:
+            cells = self.cell_files(sweep)
+            cell_paths += [i.path for i in cells]
+            if packed := self._compacted_info(sweep):
+                shadowed = ~ds.field("cell_key").isin([_cell_of(i) for i in cells]) if cells else None
+                table, errors = self._scan_tolerant([packed.path], _and(expr, shadowed), columns)
+                parts.append(table)
+                bad += errors
+                compacted += 1
         try:
-            table, bad = self._scan(files, expr, columns), []
+            parts.append(self._scan(cell_paths, expr, columns))
         except (pa.ArrowException, OSError):
-            table, bad = self._scan_tolerant(files, expr, columns)
-        return ReadResult(to_frame(table), bad, len(files) - len(bad))
+            table, errors = self._scan_tolerant(cell_paths, expr, columns)
+            parts.append(table)
+            bad += errors
+        return pa.concat_tables(parts), bad, len(cell_paths) + compacted
 
     def read_row(self, sweep_id: str, cell_key: str) -> AttemptRow:
-        table = self._scan([self.row_path(sweep_id, cell_key)], None, None)
-        return from_record(table.to_pylist()[0])
+        path = self.row_path(sweep_id, cell_key)
+        if self.fs.get_file_info(path).type == pafs.FileType.File:
+            return from_record(self._scan([path], None, None).to_pylist()[0])
+        rows = self._scan([self.compacted_path(sweep_id)], ds.field("cell_key") == cell_key, None).to_pylist()
+        if not rows:
+            raise KeyError(f"no row for cell {cell_key} in sweep {sweep_id}")
+        return from_record(rows[0])
 
     def _scan(self, files: list[str], expr: Any, columns: list[str] | None) -> pa.Table:
         dataset = ds.dataset(files, schema=RESULTS_SCHEMA, format="parquet", filesystem=self.fs)
         return dataset.to_table(filter=expr, columns=columns)
 
     def _scan_tolerant(self, files: list[str], expr: Any, columns: list[str] | None):
-        """Slow path after a failed scan: file by file, so one bad file names itself."""
+        """File by file, so one bad file names itself instead of failing the whole read."""
         tables, bad = [], []
         for path in files:
             try:
@@ -170,6 +208,15 @@ class ResultStore:
                 bad.append(BadFile(path, f"{type(exc).__name__}: {exc}"[:300]))
         empty = RESULTS_SCHEMA if columns is None else pa.schema([RESULTS_SCHEMA.field(c) for c in columns])
         return (pa.concat_tables(tables) if tables else empty.empty_table()), bad
+
+    # -- compaction ----------------------------------------------------------------------
+    def compact(self, sweep_id: str) -> int:
+        """Fold the sweep's per-cell files into its compacted file; return rows compacted."""
+        return compact_sweep(self, sweep_id)
+
+    def import_table(self, sweep_id: str, table: pa.Table) -> int:
+        """Merge rows (e.g. another store's export) into the sweep's compacted file."""
+        return import_rows(self, sweep_id, table)
 
     # -- resume --------------------------------------------------------------------------
     def clear_partial(self, sweep_id: str) -> list[str]:
@@ -186,8 +233,7 @@ class ResultStore:
         return cleared
 
     def _remove_temp_rows(self, sweep_id: str) -> None:
-        selector = pafs.FileSelector(self._sweep_dir(sweep_id), allow_not_found=True)
-        for info in self.fs.get_file_info(selector):
+        for info in self._sweep_files(sweep_id):
             if info.base_name.startswith(".") and info.base_name.endswith(".tmp"):
                 self.fs.delete_file(info.path)
 
@@ -195,6 +241,14 @@ class ResultStore:
 def _is_row_file(info: pafs.FileInfo) -> bool:
     name = info.base_name
     return info.type == pafs.FileType.File and name.endswith(SUFFIX) and not name.startswith((".", "_"))
+
+
+def _cell_of(info: pafs.FileInfo) -> str:
+    return info.base_name.removesuffix(SUFFIX)
+
+
+def _and(left: Any, right: Any) -> Any:
+    return right if left is None else left if right is None else left & right
 
 
 def _filter_expression(where: Mapping[str, Any] | None) -> Any:

@@ -56,7 +56,7 @@ def test_writing_the_same_cell_twice_keeps_one_row(store):
     store.write(example_row(status="pass", score=0.95))
     frame = store.read()
     assert len(frame) == 1 and frame.iloc[0]["status"] == "pass"
-    assert len(store.row_files()) == 1
+    assert len(store.cell_files("sweep-1")) == 1
 
 
 def test_has_and_completed_cells(store):
