@@ -19,7 +19,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from clawmark.results.errors import CorruptResults, SchemaMismatch
-from clawmark.results.schema import RESULTS_SCHEMA, conform
+from clawmark.results.schema import conform
 
 if TYPE_CHECKING:
     from clawmark.results.store import ResultStore
