@@ -50,3 +50,22 @@ def test_derived_image_is_built_once_and_rebuilt_on_change(docker_client, tmp_pa
             docker_client.images.remove(ref, force=True)
     assert built and again == [] and refs[0] == refs[1] != refs[2] and content == b"changed"
     assert labels["clawmark.kind"] == "derived" and labels["clawmark.parent"] == parent
+
+
+TOOLCHAIN_SMOKE = {
+    "python": "cd /tmp && printf 'def test_ok():\\n    assert 1\\n' > test_a.py && python3 -m pytest -q test_a.py",
+    "node": "node -e 'console.log(6*7)' && npm --version",
+    "go": "mkdir -p /tmp/m && cd /tmp/m && go mod init m >/dev/null 2>&1 && "
+          "printf 'package m\\nimport \"testing\"\\nfunc TestOk(t *testing.T) {}\\n' > m_test.go && go test ./...",
+    "rust": "cd /tmp && cargo new -q --lib k && cd k && cargo test -q --offline",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOOLCHAIN_SMOKE))
+def test_language_image_runs_its_toolchain(docker_client, name):
+    from clawmark.runtime.sandbox import Sandbox, SandboxConfig
+
+    config = SandboxConfig(image=ensure_image(name), memory_mb=2048, labels={"clawmark.test": "runtime"})
+    with Sandbox.provision(config) as sb:
+        result = sb.exec(TOOLCHAIN_SMOKE[name], timeout_s=300)
+    assert result.exit_code == 0, result.stdout + result.stderr
