@@ -178,8 +178,12 @@ def _pre_exec(spec: TaskSpec, package: Path, file: Path) -> list[Path]:
 def _privacy(file: Path) -> list[str]:
     if not file.exists():
         return []
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError(file, "<file>", f"a readable UTF-8 list of env-var names ({exc.__class__.__name__})") from None
     names = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         name = line.split("#", 1)[0].strip()
         if name and not ENV_NAME.match(name):
             raise CatalogError(file, "env var", f"one env-var name a line (got {name!r})", number)
