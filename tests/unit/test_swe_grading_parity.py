@@ -185,3 +185,27 @@ def test_raw_verified_row_with_json_string_lists_grades_the_same(tmp_path):
 def test_no_result_reasons_are_typed():
     assert {reason.value for reason in NoResult} >= {"patch_apply_failed", "end_marker_missing",
                                                      "suite_did_not_run", "exit_code_contradicts_log"}
+
+
+PER_INSTANCE_IDS = {"parse_log_jekyll": "jekyll__jekyll-8761", "parse_log_immutable_js": "immutable-js__immutable-js-2006"}
+
+
+@pytest.mark.parametrize("log_file", sorted(path.name for path in LOGS.rglob("*.log")))
+def test_every_parser_reads_every_fixture_log_like_swebench(log_file):
+    """Cross-format: each parser on each log (mostly not its own format) gives swebench's map,
+    except where swebench stores a non-status word as the status (`ERROR: x` -> {x: 'ERROR:'}):
+    we ignore such lines, since no grading rule can use that status."""
+    from swebench.harness.log_parsers import PARSER_REGISTRY
+
+    from clawmark.swe.parsers import known_parsers
+
+    text = next(LOGS.rglob(log_file)).read_text()
+    for name in known_parsers():
+        row = make_row(name, [], [], instance_id=PER_INSTANCE_IDS.get(name, "owner__repo-1"))
+        theirs = PARSER_REGISTRY[name](text, swebench_spec(row))
+        ours = {key: status.value for key, status in parse_log(name, text, row["instance_id"]).items()}
+        valid = {key: status for key, status in theirs.items() if status in TEST_STATUS_WORDS}
+        assert ours == valid, name
+
+
+TEST_STATUS_WORDS = {"PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"}
