@@ -80,6 +80,7 @@ def list_cmd() -> None:
 @app.command("prune")
 def prune_cmd(
     all_: bool = typer.Option(False, "--all", help="Also remove the current tags."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Only list what would be removed."),
 ) -> None:
     """Remove clawmark-labelled images that no current recipe (or its descendants) uses."""
     from rich.console import Console
@@ -89,12 +90,13 @@ def prune_cmd(
 
     console = Console()
     try:
-        removed, failed = prune_images(all_images=all_)
+        removed, failed = prune_images(all_images=all_, dry_run=dry_run)
     except RuntimeFailure as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(1) from None
+    verb = "would remove" if dry_run else "removed"
     for ref in removed:
-        console.print(f"removed {ref}", highlight=False)
+        console.print(f"{verb} {ref}", highlight=False)
     for line in failed:
         console.print(f"[yellow]kept[/yellow] {line}", highlight=False)
-    console.print(f"{len(removed)} removed, {len(failed)} could not be removed")
+    console.print(f"{len(removed)} {verb}, {len(failed)} could not be removed")

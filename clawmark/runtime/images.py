@@ -105,11 +105,11 @@ def list_images() -> list[ImageStatus]:
     return rows
 
 
-def prune_images(all_images: bool = False) -> tuple[list[str], list[str]]:
+def prune_images(all_images: bool = False, dry_run: bool = False) -> tuple[list[str], list[str]]:
     """Remove clawmark-labelled images: stale ones, or every one with `all_images`.
 
     Kept (unless `all_images`): current recipe refs and derived images whose parent is kept.
-    Returns (removed refs, one-line failures such as "image in use").
+    Returns (removed refs, one-line failures such as "image in use"); `dry_run` only lists.
     """
     import docker
 
@@ -119,6 +119,9 @@ def prune_images(all_images: bool = False) -> tuple[list[str], list[str]]:
     removed, failed = [], []
     for image in images:
         for ref in [t for t in image.tags if t not in keep]:
+            if dry_run:
+                removed.append(ref)
+                continue
             try:
                 client.images.remove(ref, noprune=False)
                 removed.append(ref)

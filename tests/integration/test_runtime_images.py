@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from clawmark.runtime.images import ensure_derived_image, ensure_image, image_ref, list_images
+from clawmark.runtime.images import ensure_derived_image, ensure_image, image_ref, list_images, prune_images
 
 pytestmark = pytest.mark.docker
 
@@ -69,3 +69,18 @@ def test_language_image_runs_its_toolchain(docker_client, name):
     with Sandbox.provision(config) as sb:
         result = sb.exec(TOOLCHAIN_SMOKE[name], timeout_s=300)
     assert result.exit_code == 0, result.stdout + result.stderr
+
+
+def test_prune_selects_stale_tags_and_keeps_current_ones(docker_client):
+    # Dry run only: a real prune on a shared engine could remove other people's stale images.
+    current = ensure_image("base")
+    stale = "clawmark/base:000000000000"
+    docker_client.images.get(current).tag("clawmark/base", "000000000000")
+    try:
+        would_remove, _ = prune_images(dry_run=True)
+        would_remove_all, _ = prune_images(all_images=True, dry_run=True)
+    finally:
+        docker_client.images.remove(stale)
+    assert stale in would_remove and current not in would_remove
+    assert {stale, current, image_ref("python")} <= set(would_remove_all)
+    assert stale not in docker_client.images.get(current).tags
