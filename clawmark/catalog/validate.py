@@ -70,11 +70,14 @@ def _validate(report: ValidationReport, path: Path) -> None:
 def _validate_folder(report: ValidationReport, folder: Path) -> None:
     files = find_task_files(folder)
     suites = sorted((folder / "suites").glob("*.y*ml")) if (folder / "suites").is_dir() else []
-    if not files and not suites:
-        raise CatalogError(folder, "<path>", "a task package or a tree holding task.yaml / tasks/<category>/*.yaml")
+    instances = [p for p in sorted((folder / "swe").glob("*")) if p.suffix in INSTANCE_SUFFIXES]
+    if not files and not suites and not instances:
+        raise CatalogError(folder, "<path>", "a task package, a task tree or a catalog root")
     seen: dict[str, Path] = {}
     for file in files:
         _guard(report, file, lambda: _count_task(report, file, seen))
+    for file in instances:  # a catalog root: its patch instances too
+        _guard(report, file, lambda: _validate(report, file))
     for file in suites:
         _guard(report, file, lambda: _count_suite(report, file))
 

@@ -25,7 +25,8 @@ def test_validate_bundled_catalog_and_shared_datasets_exits_zero() -> None:
              SHARED / "claw_verified_mini_50.txt", SHARED / "claw_swe_bench_full350_languages.tsv"]
     result = runner.invoke(app, ["catalog", "validate", str(TASKS_CATALOG), *map(str, files)])
     assert result.exit_code == 0, result.output
-    assert "12 closed-loop tasks" in result.output and "850 instances" in result.output
+    bundled = sum(1 for f in (TASKS_CATALOG / "swe").glob("*.jsonl") for line in f.read_text().splitlines() if line)
+    assert "12 closed-loop tasks" in result.output and f"{850 + bundled} instances" in result.output
     suites = int(re.search(r"(\d+) suites", result.output).group(1))
     assert suites == len(list((TASKS_CATALOG / "suites").glob("*.yaml"))) >= 2
 
