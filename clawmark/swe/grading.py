@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from enum import Enum
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel
 
@@ -179,7 +179,7 @@ def _score(lists: dict[str, list[str]]) -> float:
     return 1.0 if total == 0 else len(lists["success"]) / total
 
 
-def _split(names: Iterable[str], succeeded: Any) -> dict[str, list[str]]:
+def _split(names: Iterable[str], succeeded: Callable[[str], bool]) -> dict[str, list[str]]:
     result: dict[str, list[str]] = {"success": [], "failure": []}
     for name in names:
         result["success" if succeeded(name) else "failure"].append(name)

@@ -40,25 +40,29 @@ def run_summary(instance_ids: list[str], predictions: Mapping[str, str | None],
     Additive to swebench's keys: `no_result_ids`, the reported instances whose log gave no
     result (swebench counts them as unresolved; so do we, but they are named apart).
     """
+    ids = _buckets(instance_ids, predictions, reports)
+    summary: dict[str, Any] = {"total_instances": len(instance_ids), "submitted_instances": len(predictions)}
+    for key in ("completed", "resolved", "unresolved", "empty_patch", "error"):
+        summary[f"{key}_instances"] = len(ids[key])
+    for key in ("completed", "incomplete", "empty_patch"):
+        summary[f"{key}_ids"] = ids[key]
+    summary["submitted_ids"] = sorted(predictions)
+    for key in ("resolved", "unresolved", "error"):
+        summary[f"{key}_ids"] = ids[key]
+    no_result = [i for i in ids["unresolved"] if not _entry(reports, i).get("patch_successfully_applied")]
+    summary["no_result_instances"], summary["no_result_ids"] = len(no_result), no_result
+    return summary
+
+
+def _buckets(instance_ids: list[str], predictions: Mapping[str, str | None],
+             reports: Mapping[str, Mapping[str, Any] | None]) -> dict[str, list[str]]:
+    """Sorted instance ids per swebench bucket; `completed` = resolved + unresolved."""
     ids: dict[str, set[str]] = {key: set() for key in
-                                ("completed", "incomplete", "empty_patch", "resolved", "unresolved", "error")}
+                                ("incomplete", "empty_patch", "resolved", "unresolved", "error")}
     for instance_id in instance_ids:
         ids[_bucket(instance_id, predictions, reports)].add(instance_id)
     ids["completed"] = ids["resolved"] | ids["unresolved"]
-    summary: dict[str, Any] = {
-        "total_instances": len(instance_ids),
-        "submitted_instances": len(predictions),
-        **{f"{key}_instances": len(ids[key]) for key in
-           ("completed", "resolved", "unresolved", "empty_patch", "error")},
-    }
-    for key in ("completed", "incomplete", "empty_patch"):
-        summary[f"{key}_ids"] = sorted(ids[key])
-    summary["submitted_ids"] = sorted(predictions)
-    for key in ("resolved", "unresolved", "error"):
-        summary[f"{key}_ids"] = sorted(ids[key])
-    no_result = sorted(i for i in ids["unresolved"] if not _entry(reports, i).get("patch_successfully_applied"))
-    summary["no_result_instances"], summary["no_result_ids"] = len(no_result), no_result
-    return summary
+    return {key: sorted(members) for key, members in ids.items()}
 
 
 def _bucket(instance_id: str, predictions: Mapping[str, str | None],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 from clawmark.swe.parsers.base import StatusMap, TestStatus, lines, scan
 
@@ -39,33 +40,51 @@ def parse_tap(log: str) -> StatusMap:
     return scan(log, _TAP, _TAP_OUTCOMES)
 
 
-def parse_karma(log: str) -> StatusMap:
-    """`parse_log_karma`: indented describe blocks after `Starting browser`, up to `SUMMARY:`.
-    Quirks kept for parity: a sibling block at the same indent does not replace the previous
-    one, and a shallower block only pops one level."""
-    found: StatusMap = {}
-    suite: list[str] = []
-    indent_now = -1
+class _DescribeBlocks:
+    """karma's describe nesting as SWE-bench tracks it. Quirks kept for parity: a sibling
+    block at the same indent does not replace the previous one, and a shallower block only
+    pops one level (and is not entered)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.indent = -1
+
+    def header(self, indent: int, name: str) -> bool:
+        """Track a block header line; False when SWE-bench skips the rest of the line."""
+        if indent > self.indent:
+            self.indent = indent
+            self.names.append(name)
+        elif indent < self.indent:
+            self.indent = indent
+            if self.names:
+                self.names.pop()
+            return False
+        return True
+
+
+def _karma_report_lines(log: str) -> Iterator[str]:
+    """Lines after `Starting browser`, up to `SUMMARY:` (which ends the per-test report)."""
     started = False
     for line in lines(log):
         if line.startswith("SUMMARY:"):
-            break
+            return
         if "Starting browser" in line:
             started = True
-            continue
-        match = _KARMA_LINE.match(line) if started else None
+        elif started:
+            yield line
+
+
+def parse_karma(log: str) -> StatusMap:
+    """`parse_log_karma`: `✔`/`✖` tests named by their enclosing describe blocks."""
+    found: StatusMap = {}
+    blocks = _DescribeBlocks()
+    for line in _karma_report_lines(log):
+        match = _KARMA_LINE.match(line)
         if not match:
             continue
         indent, mark, name = match.groups()
-        if indent and not mark:
-            if len(indent) > indent_now:
-                indent_now = len(indent)
-                suite.append(name)
-            elif len(indent) < indent_now:
-                indent_now = len(indent)
-                if suite:
-                    suite.pop()
-                continue
+        if indent and not mark and not blocks.header(len(indent), name):
+            continue
         if mark:
-            found[" > ".join([*suite, name])] = TestStatus.PASSED if mark == "✔" else TestStatus.FAILED
+            found[" > ".join([*blocks.names, name])] = TestStatus.PASSED if mark == "✔" else TestStatus.FAILED
     return found
