@@ -55,9 +55,14 @@ class Sandbox:
 
         client = client or shared_client()
         try:
-            container = client.containers.run(config.image, **_run_kwargs(config, client))
+            container = client.containers.create(config.image, **_run_kwargs(config, client))
         except docker.errors.ImageNotFound as exc:
             raise ImageMissing(f"image {config.image} is not present; build it with `clawmark images build`") from exc
+        try:
+            container.start()
+        except BaseException:
+            container.remove(force=True)  # a created-but-unstarted container would leak
+            raise
         return cls(config, container, client)
 
     def __enter__(self) -> "Sandbox":
@@ -204,7 +209,7 @@ def _run_kwargs(config: SandboxConfig, client) -> dict:
     else:
         kwargs["network_mode"] = config.network
     return dict(
-        command=["sleep", str(config.lifetime_seconds)], detach=True, init=True,
+        command=["sleep", str(config.lifetime_seconds)], init=True,
         labels=labels, nano_cpus=int(config.cpus * 1e9), mem_limit=f"{config.memory_mb}m",
         memswap_limit=f"{config.memory_mb}m", pids_limit=config.pids_limit, user=config.user,
         working_dir=config.workdir, environment=config.env, volumes=config.volumes,

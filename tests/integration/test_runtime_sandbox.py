@@ -110,3 +110,19 @@ def test_teardown_removes_the_container(python_image, docker_client):
     sb.teardown()
     with pytest.raises(docker.errors.NotFound):
         docker_client.containers.get(sb.container_id)
+
+
+def test_failed_start_leaves_no_container(python_image, docker_client):
+    import docker
+
+    label = "clawmark.test=failed-start"  # create succeeds, start fails (unknown user)
+    with pytest.raises(docker.errors.APIError):
+        Sandbox.provision(SandboxConfig(image=python_image, user="no-such-user", labels={"clawmark.test": "failed-start"}))
+    assert docker_client.containers.list(all=True, filters={"label": label}) == []
+
+
+def test_missing_image_is_a_typed_error():
+    from clawmark.runtime.errors import ImageMissing
+
+    with pytest.raises(ImageMissing, match="not present"):
+        Sandbox.provision(SandboxConfig(image="clawmark/does-not-exist:000000000000"))
