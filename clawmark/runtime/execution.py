@@ -77,7 +77,8 @@ def run_exec(api, container_id: str, argv: list[str], timeout_s: float, *, workd
     reader.join(timeout_s)
     timed_out = reader.is_alive()
     if timed_out:
-        _kill_tree(api, container_id, token)
+        # The kill runs beside the wait so a frozen container cannot stretch the deadline.
+        threading.Thread(target=_kill_tree, args=(api, container_id, token), daemon=True).start()
         reader.join(KILL_GRACE_S)
     _close(sock)
     reader.join(1.0)
