@@ -1,0 +1,1 @@
+"""Attempts: one cell of a track, composing environment, claw, extraction, evaluator, results."""

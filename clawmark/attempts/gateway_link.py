@@ -1,0 +1,31 @@
+"""The attempt's side of the gateway: pin the model, cost cap and ledger file of one attempt, and
+the URLs a claw calls it by (from the host, or from a container on the gateway network)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+HOST_LOOPBACK = "127.0.0.1"
+
+
+def register(gateway: Any, attempt_id: str, model: str, config: Any, ledger: Path) -> None:
+    """The claw cannot pick another model or escape its budget: both are pinned here."""
+    gateway.register_attempt(attempt_id, model=model, budget_usd=config.budgets.cost_usd,
+                             ledger_path=ledger, params=dict(config.model_params))
+
+
+def unregister(gateway: Any, attempt_id: str) -> None:
+    gateway.unregister_attempt(attempt_id)
+
+
+def host_url(gateway: Any, attempt_id: str, role: str) -> str:
+    return gateway.base_url(attempt_id, role, host=HOST_LOOPBACK)
+
+
+def container_url(gateway: Any, attempt_id: str, role: str) -> str:
+    """URL from inside a container on the internal gateway network (the host side of it)."""
+    from clawmark.runtime.network import gateway_network
+
+    _, host_ip = gateway_network()
+    return gateway.base_url(attempt_id, role, host=host_ip)

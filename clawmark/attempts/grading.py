@@ -1,0 +1,65 @@
+"""Grade the patch a claw left: prediction line, fresh-container evaluation, report.json.
+
+Evaluator statuses map onto row statuses without changing who is to blame: an eval timeout, an
+unparseable log, a missing image or an engine failure is an error row (NaN), never unresolved."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+from clawmark.attempts.outcome import PatchOutcome
+from clawmark.attempts.phases import PhaseClock
+from clawmark.results import AttemptLayout, ErrorKind, Resolution, Status
+
+PREDICTIONS_FILE = "predictions.jsonl"
+
+_STATUS = {
+    "resolved": (Status.RESOLVED, None),
+    "unresolved": (Status.UNRESOLVED, None),
+    "empty_patch": (Status.EMPTY_PATCH, None),
+    "apply_failed": (Status.APPLY_FAILED, None),
+    "eval_timeout": (Status.EVAL_ERROR, ErrorKind.TIMEOUT),
+    "eval_error": (Status.EVAL_ERROR, None),
+    "infra_error": (Status.INFRA_ERROR, None),
+    "image_missing": (Status.INFRA_ERROR, None),
+}
+_RESOLUTION = {"RESOLVED_FULL": Resolution.FULL, "RESOLVED_PARTIAL": Resolution.PARTIAL,
+               "RESOLVED_NO": Resolution.NO}
+
+
+def model_name_or_path(claw: str, model: str) -> str:
+    return f"{claw}__{model}"
+
+
+def grade_patch(instance: Any, patch: Any, claw: str, model: str, layout: AttemptLayout, config: Any,
+                clock: PhaseClock, claw_exit: str) -> PatchOutcome:
+    from clawmark.swe.evaluate import EvalConfig, evaluate_prediction
+    from clawmark.swe.predictions import Prediction, upsert_prediction
+
+    model_patch = None if patch.is_empty else patch.clean
+    upsert_prediction(layout.dir / PREDICTIONS_FILE, Prediction(
+        instance_id=instance.instance_id, model_name_or_path=model_name_or_path(claw, model),
+        model_patch=model_patch))
+    with clock.phase("evaluate"):
+        outcome = evaluate_prediction(instance, model_patch, layout.dir / "eval",
+                                      EvalConfig(timeout_s=config.eval_timeout_s, reuse_reports=False))
+    _keep_artifacts(outcome, layout)
+    status, kind = _STATUS[outcome.status.value]
+    return PatchOutcome(
+        status=status,
+        error_kind=kind,
+        resolution=_RESOLUTION.get(outcome.resolution or ""),
+        error_message=outcome.detail if not outcome.status.graded else None,
+        claw_exit=claw_exit,
+        turns=1,
+    )
+
+
+def _keep_artifacts(outcome: Any, layout: AttemptLayout) -> None:
+    """report.json and the test log at the layout's well-known names."""
+    folder = layout.dir / "eval" / outcome.instance_id
+    if (folder / "report.json").is_file():
+        shutil.copyfile(folder / "report.json", layout.report)
+    if outcome.log_path is not None and outcome.log_path.is_file():
+        shutil.copyfile(outcome.log_path, layout.eval_log)

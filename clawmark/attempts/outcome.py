@@ -1,0 +1,46 @@
+"""Typed outcome of one patch attempt, before it becomes an AttemptRow.
+
+Who is to blame decides the status: a failure of the infrastructure (engine, provider outage,
+rate limit, a leaking instance) is an error status with NaN score — never an unresolved
+instance; what the claw and model did (any patch, even after a step limit or a model refusal)
+is graded by the tests."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from clawmark.results.status import ErrorKind, Resolution, Status
+
+# ModelError kinds (clawmark.gateway.errors) that end a claw turn through no fault of the claw.
+INFRA_MODEL_ERRORS: dict[str, Status] = {
+    "rate_limited": Status.RATE_LIMIT,
+    "upstream_unavailable": Status.INFRA_ERROR,
+    "auth_error": Status.INFRA_ERROR,
+}
+
+
+class PatchOutcome(BaseModel):
+    """What the attempt established; ``status`` is the row's status."""
+
+    status: Status
+    resolution: Resolution | None = None
+    error_kind: ErrorKind | None = None
+    error_message: str | None = None
+    claw_exit: str = ""
+    turns: int | None = None
+    image_id: str | None = None
+
+    @classmethod
+    def infra(cls, exc: BaseException, phase: str) -> PatchOutcome:
+        return cls(status=Status.INFRA_ERROR, error_kind=ErrorKind.INFRA,
+                   error_message=f"{phase}: {type(exc).__name__}: {exc}")
+
+    @classmethod
+    def harness(cls, exc: BaseException, phase: str) -> PatchOutcome:
+        return cls(status=Status.HARNESS_ERROR, error_kind=ErrorKind.HARNESS,
+                   error_message=f"{phase}: {type(exc).__name__}: {exc}")
+
+
+def model_error_status(kind: str | None) -> Status | None:
+    """The error status a claw's model failure imposes, or None when the patch is still graded."""
+    return INFRA_MODEL_ERRORS.get(kind or "")

@@ -1,0 +1,133 @@
+"""One attempt of the patch track: one instance × one claw × one model × one seed → one row.
+
+load instance ─► InstanceEnv (provision at base, strip history, refuse on leak) ─► register the
+attempt with the gateway ─► claw: docker_args, post_container_start, create_agent, send_task
+(fixed prompt: problem statement + base commit, never hints), backup_session ─► extract the
+patch ─► delete_agent + teardown (always) ─► evaluate in a fresh container ─► row + prediction
++ report.json in the cell's artifact folder, row committed last.
+
+The claw's budget is also a host-side deadline: when it passes, the patch is taken from the
+still-running container (as Claw-SWE-Bench does for timed-out instances) and the container is
+torn down, which ends whatever the claw was still doing in it.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from clawmark.attempts.outcome import PatchOutcome
+from clawmark.attempts.phases import PhaseClock
+from clawmark.attempts.session import ClawSession
+from clawmark.claws import Budgets, ClawAdapter, get_claw
+from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
+
+PROMPT_ROLE = "executor"
+
+
+class PatchAttemptConfig(BaseModel):
+    """The fixed protocol of a patch attempt; saved as config.json with every result."""
+
+    budgets: Budgets = Field(default_factory=Budgets, description="Claw limits (steps, s, USD).")
+    claw_settings: dict[str, Any] = Field(default_factory=dict, description="Overrides of the claw's Config.")
+    model_params: dict[str, Any] = Field(default_factory=dict, description="Fixed model params (cell identity).")
+    deadline_grace_s: float = Field(120.0, description="Host deadline = budgets.seconds + this.")
+    eval_timeout_s: float = Field(1800.0, description="Limit of the test run in the evaluator.")
+
+
+def run_patch_attempt(
+    instance: Any,
+    claw_name: str,
+    model: str,
+    seed: int,
+    store: ResultStore,
+    sweep_id: str,
+    gateway: Any,
+    *,
+    config: PatchAttemptConfig | None = None,
+) -> AttemptRow:
+    """Run one cell and commit its row; infra failures become error rows, never exceptions."""
+    config = config or PatchAttemptConfig()
+    claw = get_claw(claw_name, config.claw_settings)
+    fields = identity_fields(instance, claw, model, seed, sweep_id, config)
+    probe = AttemptRow(status="infra_error", **fields)  # computes the cell key from the identity
+    layout = store.layout(sweep_id, probe.cell_key)
+    layout.clear()
+    layout.ensure()
+    attempt_id = uuid.uuid4().hex[:16]
+    saved_hash = layout.write_config(_saved_config(instance, claw, model, seed, config))
+    started, clock = datetime.now(UTC), PhaseClock()
+    outcome = _attempt(instance, claw, model, attempt_id, layout, gateway, config, clock)
+    row = _row(fields, outcome, attempt_id, layout, started, clock, saved_hash, model)
+    store.write(row)
+    return row
+
+
+def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
+                    config: PatchAttemptConfig) -> dict[str, Any]:
+    return {
+        "sweep_id": sweep_id,
+        "track": Track.PATCH,
+        "task_id": instance.instance_id,
+        "task_hash": config_hash(instance.model_dump(mode="json", exclude={"image_recipe", "repo_bundle"})),
+        "category": instance.repo,
+        "language": instance.language,
+        "claw": claw.name,
+        "claw_version": claw.version,
+        "claw_settings_hash": config_hash({**claw.settings(), "budgets": config.budgets.model_dump()}),
+        "model": model,
+        "model_params_hash": config_hash(config.model_params),
+        "seed": seed,
+    }
+
+
+def _saved_config(instance: Any, claw: ClawAdapter, model: str, seed: int,
+                  config: PatchAttemptConfig) -> dict[str, Any]:
+    return {"instance_id": instance.instance_id, "claw": claw.settings(), "model": model, "seed": seed,
+            "protocol": config.model_dump(mode="json")}
+
+
+def _attempt(instance: Any, claw: ClawAdapter, model: str, attempt_id: str, layout: AttemptLayout,
+             gateway: Any, config: PatchAttemptConfig, clock: PhaseClock) -> PatchOutcome:
+    session = ClawSession(instance, claw, model, attempt_id, layout, gateway, config, clock)
+    outcome, patch = session.run()
+    if outcome is not None:
+        return outcome
+    from clawmark.attempts.grading import grade_patch
+
+    claw_exit = session.turn.exit_status if session.turn else ""
+    return grade_patch(instance, patch, claw.name, model, layout, config, clock, claw_exit)
+
+
+def _row(fields: dict[str, Any], outcome: PatchOutcome, attempt_id: str, layout: AttemptLayout,
+         started: datetime, clock: PhaseClock, saved_hash: str, model: str) -> AttemptRow:
+    from clawmark.gateway.ledger import summarize_ledger
+
+    summary = summarize_ledger(layout.ledger)
+    return AttemptRow.from_usage(
+        summary,
+        **fields,
+        attempt_id=attempt_id,
+        status=outcome.status,
+        resolution=outcome.resolution,
+        error_kind=outcome.error_kind,
+        error_message=outcome.error_message,
+        turns=outcome.turns,
+        wall=clock.times(),
+        started_at=started,
+        finished_at=datetime.now(UTC),
+        config_hash=saved_hash,
+        image_id=outcome.image_id,
+        scripted_model=model.startswith("scripted/"),
+        artifacts_dir=str(layout.dir),
+    )
+
+
+def write_json(path: Path, payload: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2, default=str))
