@@ -17,12 +17,14 @@ from clawmark.swe.parsers import parse_log
 
 LOGS = Path(__file__).parents[1] / "fixtures" / "swe_logs"
 _OUR_EXIT_LINE = re.compile(r"clawmark:test_exit_code=(-?\d+)")
+# parsers that pick a runner by the instance's PR number: ids they know (jekyll 8047 = minitest)
+PER_INSTANCE_IDS = {"parse_log_jekyll": "jekyll__jekyll-8047", "parse_log_immutable_js": "immutable-js__immutable-js-2006"}
 
 
 def make_row(log_parser: str, f2p: list[str], p2p: list[str], **extra: Any) -> dict[str, Any]:
-    """A minimal SWE-bench 5.x row."""
-    row = {"repo": "owner/repo", "instance_id": "owner__repo-1", "base_commit": "abc123", "patch": "",
-           "test_patch": "", "problem_statement": "", "version": "1", "FAIL_TO_PASS": f2p,
+    """A minimal SWE-bench 5.x row (per-instance parsers get an id they know)."""
+    row = {"repo": "owner/repo", "instance_id": PER_INSTANCE_IDS.get(log_parser, "owner__repo-1"),
+           "base_commit": "abc123", "patch": "", "test_patch": "", "problem_statement": "", "version": "1", "FAIL_TO_PASS": f2p,
            "PASS_TO_PASS": p2p, "log_parser": log_parser, "eval_type": "pass_and_fail"}
     return {**row, **extra}
 
@@ -144,6 +146,12 @@ HAND_WRITTEN = [
      ["std_test.thread_id", "std_test.optional"], "RESOLVED_FULL"),
     ("redis.log", "parse_log_redis", ["GETRANGE against string value", "GETRANGE against integer-encoded value"],
      ["SETRANGE against non-existing key", "GETRANGE fuzzing"], "RESOLVED_PARTIAL"),
+    ("minitest.log", "parse_log_jekyll",  # jekyll 8047 runs minitest
+     ["TestFilters#test_: filters where_exp filter should filter objects across multiple conditions"],
+     ["TestFilters#test_: filters where_exp filter should filter objects appropriately"], "RESOLVED_NO"),
+    ("minitest.log", "parse_log_minitest",
+     ["TestFilters#test_: filters where_exp filter should filter with other operators"],
+     ["TestFilters#test_: filters where_exp filter should always return an array"], "RESOLVED_NO"),
     ("jq.log", "parse_log_jq", ["tests/utf8test"], ["tests/optionaltest", "tests/mantest"], "RESOLVED_FULL"),
     ("jq.log", "parse_log_jq", ["tests/shtest"], ["tests/onigtest"], "RESOLVED_NO"),
 ]
@@ -159,7 +167,8 @@ def test_hand_written_log_grades_like_swebench(log_file, parser, f2p, p2p, expec
 def test_every_hand_written_log_parses_to_results():
     for log_file in sorted({case[0] for case in HAND_WRITTEN}):
         parser = next(case[1] for case in HAND_WRITTEN if case[0] == log_file)
-        assert len(parse_log(parser, marked_region((LOGS / log_file).read_text()))) >= 2, log_file
+        instance_id = make_row(parser, [], [])["instance_id"]
+        assert len(parse_log(parser, marked_region((LOGS / log_file).read_text()), instance_id)) >= 2, log_file
 
 
 def test_truncated_parametrised_id_takes_its_full_ids_status(tmp_path):
@@ -187,9 +196,6 @@ def test_no_result_reasons_are_typed():
                                                      "suite_did_not_run", "exit_code_contradicts_log"}
 
 
-PER_INSTANCE_IDS = {"parse_log_jekyll": "jekyll__jekyll-8761", "parse_log_immutable_js": "immutable-js__immutable-js-2006"}
-
-
 @pytest.mark.parametrize("log_file", sorted(path.name for path in LOGS.rglob("*.log")))
 def test_every_parser_reads_every_fixture_log_like_swebench(log_file):
     """Cross-format: each parser on each log (mostly not its own format) gives swebench's map,
@@ -201,7 +207,7 @@ def test_every_parser_reads_every_fixture_log_like_swebench(log_file):
 
     text = next(LOGS.rglob(log_file)).read_text()
     for name in known_parsers():
-        row = make_row(name, [], [], instance_id=PER_INSTANCE_IDS.get(name, "owner__repo-1"))
+        row = make_row(name, [], [])
         theirs = PARSER_REGISTRY[name](text, swebench_spec(row))
         ours = {key: status.value for key, status in parse_log(name, text, row["instance_id"]).items()}
         valid = {key: status for key, status in theirs.items() if status in TEST_STATUS_WORDS}
