@@ -18,14 +18,15 @@ from clawmark.swe.parsers import parse_log
 LOGS = Path(__file__).parents[1] / "fixtures" / "swe_logs"
 _OUR_EXIT_LINE = re.compile(r"clawmark:test_exit_code=(-?\d+)")
 # parsers that pick a runner by the instance's PR number: ids they know (jekyll 8047 = minitest)
-PER_INSTANCE_IDS = {"parse_log_jekyll": "jekyll__jekyll-8047", "parse_log_immutable_js": "immutable-js__immutable-js-2006"}
+PER_INSTANCE_IDS = {"parse_log_jekyll": "jekyll__jekyll-8047",
+                    "parse_log_immutable_js": "immutable-js__immutable-js-2006"}
 
 
 def make_row(log_parser: str, f2p: list[str], p2p: list[str], **extra: Any) -> dict[str, Any]:
     """A minimal SWE-bench 5.x row (per-instance parsers get an id they know)."""
     row = {"repo": "owner/repo", "instance_id": PER_INSTANCE_IDS.get(log_parser, "owner__repo-1"),
-           "base_commit": "abc123", "patch": "", "test_patch": "", "problem_statement": "", "version": "1", "FAIL_TO_PASS": f2p,
-           "PASS_TO_PASS": p2p, "log_parser": log_parser, "eval_type": "pass_and_fail"}
+           "base_commit": "abc123", "patch": "", "test_patch": "", "problem_statement": "", "version": "1",
+           "FAIL_TO_PASS": f2p, "PASS_TO_PASS": p2p, "log_parser": log_parser, "eval_type": "pass_and_fail"}
     return {**row, **extra}
 
 

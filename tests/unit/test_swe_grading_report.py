@@ -146,7 +146,8 @@ def test_heredoc_delimiter_never_occurs_in_content():
 
 
 def test_record_exit_code_injects_around_a_real_rows_end_marker():
-    script = "set -uxo pipefail\n: '>>>>> Start Test Output'\n(go test -v ./...) | cat\n: '>>>>> End Test Output'\ngit checkout b x\n"
+    script = ("set -uxo pipefail\n: '>>>>> Start Test Output'\n(go test -v ./...) | cat\n"
+              ": '>>>>> End Test Output'\ngit checkout b x\n")  # the Multilingual rows' shape
     recorded = record_exit_code(script)
     assert recorded.splitlines()[3:6] == ["CLAWMARK_TEST_EXIT_CODE=$?", ": '>>>>> End Test Output'",
                                           'echo "clawmark:test_exit_code=$CLAWMARK_TEST_EXIT_CODE"']
