@@ -19,6 +19,7 @@ from clawmark.swe.shell import Shell, q, run_step
 
 MAX_PATCH_BYTES = 10 * 1024 * 1024
 STEP_TIMEOUT_S = 300.0
+_FILE_MIN_BYTES = 8
 _CHUNK = 200  # paths per `file` / `git reset` call, well under ARG_MAX
 _DIFF = ("git -c core.quotePath=true -c diff.noprefix=false -c diff.mnemonicPrefix=false "
          "diff --no-color --no-ext-diff --no-textconv --src-prefix=a/ --dst-prefix=b/")
@@ -78,9 +79,11 @@ def staged_binaries(shell: Shell, base_commit: str, workdir: str = REPO_DIR) -> 
 
 
 def _file_says_binary(shell: Shell, paths: list[str], workdir: str) -> list[str]:
-    """`file -b --mime-encoding` per path (one line each, in order). Deleted, empty (which `file`
-    calls binary, yet a new empty `__init__.py` is a real fix) and symlinked paths are skipped."""
-    script = (f"for p in {_words(paths)}; do if [ -s \"$p\" ] && [ ! -L \"$p\" ]; "
+    """`file -b --mime-encoding` per path (one line each, in order). Deleted, symlinked and tiny
+    files are skipped: `file` calls anything under a few bytes binary (an empty `__init__.py`, a
+    one-character file); git's own NUL check (numstat) still covers those."""
+    script = (f"for p in {_words(paths)}; do if [ -f \"$p\" ] && [ ! -L \"$p\" ] "
+              f"&& [ \"$(wc -c < \"$p\")\" -ge {_FILE_MIN_BYTES} ]; "
               "then file -b --mime-encoding -- \"$p\"; else echo absent; fi; done")
     answers = run_step(shell, "file --mime-encoding", script, STEP_TIMEOUT_S, workdir).splitlines()
     return [path for path, answer in zip(paths, answers) if answer.strip() == "binary"]

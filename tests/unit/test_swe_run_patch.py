@@ -125,3 +125,11 @@ def test_cleaning_handles_renames_modes_and_binary_sections_by_name():
     cleaned = clean_patch(raw)
     assert _files(cleaned.clean) == {"run.sh", "src/setup.py.bak"}
     assert cleaned.dropped_files == {"setup.py": "setup/lock file", "img.png": "binary"}
+
+
+def test_tiny_text_files_are_not_mistaken_for_binaries(tmp_path):
+    repo, base = _repo(tmp_path)
+    _write(repo, "VERSION", "2")  # `file` says "binary" for a one-byte file
+    _write(repo, "tiny.bin", b"\x00")
+    patch = _extract(repo, base)
+    assert _files(patch.clean) == {"VERSION"} and patch.unstaged_binaries == ("tiny.bin",)

@@ -1,0 +1,110 @@
+"""The evaluator in real containers, on EVERY bundled instance: the gold patch resolves, an empty
+patch is not run, the reversed gold patch and a patch that applies but fixes nothing do not
+resolve; plus one instance each for apply_failed, eval_timeout and image_missing."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import pytest
+
+from clawmark.catalog import load_instances
+from clawmark.settings import TASKS_CATALOG
+from clawmark.swe.evaluate import EvalConfig, EvalStatus, evaluate_prediction
+
+pytestmark = pytest.mark.docker
+INSTANCES = load_instances(TASKS_CATALOG / "swe" / "instances.jsonl")
+BY_ID = {i.instance_id: i for i in INSTANCES}
+IDS = sorted(BY_ID)
+FRESH = EvalConfig(reuse_reports=False, timeout_s=600)
+
+
+def _reversed_gold(instance, tmp_path) -> str:
+    """What `git apply -R` would apply: the gold diff from the fixed tree back to the base."""
+    repo = tmp_path / "host-clone"
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(instance.repo_bundle), str(repo)], check=True)
+    subprocess.run(["git", "checkout", "-q", "--detach", instance.base_commit], cwd=repo, check=True)
+    subprocess.run(["git", "apply", "-"], cwd=repo, input=instance.patch, text=True, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    return subprocess.run(["git", "diff", "--cached", "-R"], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_the_bundled_suite_is_there_to_evaluate():
+    assert len(INSTANCES) >= 4 and all(i.repo_bundle and i.repo_bundle.is_file() for i in INSTANCES)
+
+
+@pytest.mark.parametrize("iid", IDS)
+def test_gold_patch_resolves(iid, tmp_path, docker_client):
+    outcome = evaluate_prediction(BY_ID[iid], BY_ID[iid].patch, tmp_path, FRESH)
+    assert outcome.status is EvalStatus.RESOLVED, (outcome.detail, outcome.log_path and outcome.log_path.read_text()[-3000:])
+    assert outcome.report[iid]["resolved"] is True and outcome.resolution == "RESOLVED_FULL"
+    assert (tmp_path / iid / "report.json").is_file() and (tmp_path / iid / "test_output.txt").is_file()
+    assert outcome.apply_method == "git apply"
+
+
+@pytest.mark.parametrize("iid", IDS)
+def test_empty_patch_is_not_run(iid, tmp_path):
+    for patch in ("", None, "  \n"):
+        outcome = evaluate_prediction(BY_ID[iid], patch, tmp_path, FRESH)
+        assert outcome.status is EvalStatus.EMPTY_PATCH and outcome.report is None
+    assert not (tmp_path / iid).exists()
+
+
+@pytest.mark.parametrize("iid", IDS)
+def test_reversed_gold_patch_does_not_resolve(iid, tmp_path, docker_client):
+    reversed_patch = _reversed_gold(BY_ID[iid], tmp_path)
+    assert reversed_patch.strip()
+    outcome = evaluate_prediction(BY_ID[iid], reversed_patch, tmp_path / "out", FRESH)
+    # Its preimage is the fixed code: it either fails to apply at base, or (3-way merge against the
+    # fix blob the eval image still holds) applies as a no-op; both must stay unresolved.
+    assert outcome.status in (EvalStatus.APPLY_FAILED, EvalStatus.UNRESOLVED), outcome
+    if outcome.status is EvalStatus.UNRESOLVED:
+        assert outcome.report[iid]["tests_status"]["FAIL_TO_PASS"]["failure"]
+
+
+@pytest.mark.parametrize("iid", IDS)
+def test_patch_that_applies_but_fixes_nothing_is_unresolved(iid, tmp_path, docker_client):
+    unrelated = ("diff --git a/CLAWMARK_NOTES.md b/CLAWMARK_NOTES.md\nnew file mode 100644\n"
+                 "--- /dev/null\n+++ b/CLAWMARK_NOTES.md\n@@ -0,0 +1 @@\n+looked at it, changed nothing\n")
+    outcome = evaluate_prediction(BY_ID[iid], unrelated, tmp_path, FRESH)
+    assert outcome.status is EvalStatus.UNRESOLVED, outcome.detail
+    status = outcome.report[iid]["tests_status"]
+    assert status["FAIL_TO_PASS"]["failure"] and not status["PASS_TO_PASS"]["failure"]
+
+
+def test_patch_that_does_not_apply_is_apply_failed_without_report(tmp_path, docker_client):
+    iid = IDS[0]
+    stale = "diff --git a/no_such_file.txt b/no_such_file.txt\n--- a/no_such_file.txt\n+++ b/no_such_file.txt\n" \
+            "@@ -1,2 +1,2 @@\n context\n-old\n+new\n"
+    outcome = evaluate_prediction(BY_ID[iid], stale, tmp_path, FRESH)
+    assert outcome.status is EvalStatus.APPLY_FAILED and outcome.report is None
+    assert not (tmp_path / iid / "report.json").exists()
+    assert (tmp_path / iid / "run_instance.log").read_text().count("$ ") == 4
+
+
+def test_eval_past_its_deadline_is_eval_timeout(tmp_path, docker_client):
+    iid = IDS[0]
+    slow = BY_ID[iid].model_copy(update={"eval_script": "#!/bin/bash\necho '>>>>> Start Test Output'\nsleep 600\n"})
+    started = time.monotonic()
+    outcome = evaluate_prediction(slow, BY_ID[iid].patch, tmp_path, EvalConfig(reuse_reports=False, timeout_s=3))
+    assert outcome.status is EvalStatus.EVAL_TIMEOUT and outcome.report is None
+    assert time.monotonic() - started < 60
+    assert ">>>>> Start Test Output" in outcome.log_path.read_text()
+
+
+def test_missing_row_image_is_image_missing(tmp_path, docker_client):
+    iid = IDS[0]
+    absent = BY_ID[iid].model_copy(update={"image": "clawmark-test/never-built:absent"})
+    outcome = evaluate_prediction(absent, BY_ID[iid].patch, tmp_path, FRESH)
+    assert outcome.status is EvalStatus.IMAGE_MISSING and "never-built" in outcome.detail
+
+
+def test_same_patch_reuses_its_report(tmp_path, docker_client):
+    iid = IDS[0]
+    first = evaluate_prediction(BY_ID[iid], BY_ID[iid].patch, tmp_path, FRESH)
+    started = time.monotonic()
+    again = evaluate_prediction(BY_ID[iid], BY_ID[iid].patch, tmp_path, EvalConfig())
+    assert first.status is again.status is EvalStatus.RESOLVED
+    assert again.detail == "reused existing report.json" and time.monotonic() - started < 2
