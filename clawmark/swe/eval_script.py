@@ -1,7 +1,8 @@
 """Eval scripts for instances whose row carries none, shaped like SWE-bench Multilingual's.
 
-Order: reset the test files to base -> apply test_patch -> start marker -> test command ->
-end marker -> `clawmark:test_exit_code=N` -> reset the test files again. The markers are
+Order: reset the test files to base (files the test patch creates are removed) -> apply
+test_patch -> start marker -> test command -> end marker -> `clawmark:test_exit_code=N` ->
+reset the test files again. The markers are
 printed by `set -x` tracing of `: '...'`, as in the real rows; stderr is joined to stdout so
 the trace and the test output keep their order however the runner captures them.
 """
@@ -17,7 +18,7 @@ from clawmark.swe.grading import END_MARKER, EXIT_CODE_LINE, START_MARKER
 
 TESTBED = "/testbed"
 EXIT_CODE_VAR = "CLAWMARK_TEST_EXIT_CODE"
-_OLD_FILE = re.compile(r"^--- (?:a/)?(.+?)(?:\t.*)?$")
+_HEADER_PATH = re.compile(r"^(?:---|\+\+\+) (?:[ab]/)?(.+?)(?:\t.*)?$")
 
 
 class EvalScriptError(ValueError):
@@ -30,7 +31,7 @@ def make_eval_script(instance: Any) -> str:
     if not test_cmd:
         raise EvalScriptError(f"instance {instance.instance_id}: no eval_script and no test_cmd to build one")
     base = instance.base_commit
-    reset = _reset_command(base, patched_test_files(instance.test_patch))
+    reset = _reset_command(base, *files_of_test_patch(instance.test_patch))
     delimiter = heredoc_delimiter(instance.test_patch)
     test_patch = instance.test_patch if instance.test_patch.endswith("\n") else instance.test_patch + "\n"
     lines = [
@@ -65,21 +66,37 @@ def record_exit_code(eval_script: str) -> str:
     return eval_script
 
 
-def patched_test_files(test_patch: str) -> list[str]:
-    """Files the patch changes that exist at base (new files have `--- /dev/null`), read
-    from the file headers only, never from hunk lines that happen to start with `---`."""
-    files: list[str] = []
+def files_of_test_patch(test_patch: str) -> tuple[list[str], list[str]]:
+    """(files the patch changes that exist at base, files it creates), read from the file
+    headers only, never from hunk lines that happen to start with `---`."""
+    existing: list[str] = []
+    created: list[str] = []
+    for old, new in _header_paths(test_patch):
+        if old == "/dev/null":
+            created.append(new)
+        elif old not in existing:
+            existing.append(old)
+    return existing, [path for path in created if path not in existing]
+
+
+def _header_paths(patch: str) -> list[tuple[str, str]]:
+    """(old path, new path) of every file section; `/dev/null` for a missing side."""
+    pairs: list[tuple[str, str]] = []
+    old: str | None = None
     in_header = False
-    for line in test_patch.split("\n"):
+    for line in patch.split("\n"):
         if line.startswith("diff --git "):
-            in_header = True
+            in_header, old = True, None
         elif line.startswith("@@"):
             in_header = False
-        elif in_header and line.startswith("--- "):
-            match = _OLD_FILE.match(line)
-            if match and match.group(1) != "/dev/null" and match.group(1) not in files:
-                files.append(match.group(1))
-    return files
+        elif in_header and line.startswith(("--- ", "+++ ")):
+            match = _HEADER_PATH.match(line)
+            path = match.group(1) if match else ""
+            if line.startswith("--- "):
+                old = path
+            elif old is not None:
+                pairs.append((old, path))
+    return pairs
 
 
 def heredoc_delimiter(content: str) -> str:
@@ -92,7 +109,11 @@ def heredoc_delimiter(content: str) -> str:
     return delimiter
 
 
-def _reset_command(base_commit: str, files: list[str]) -> str:
-    if not files:
-        return ""
-    return f"git checkout {shlex.quote(base_commit)} " + " ".join(shlex.quote(path) for path in files)
+def _reset_command(base_commit: str, existing: list[str], created: list[str]) -> str:
+    """`git checkout BASE files && rm -f new_files`, as the Multilingual rows write it."""
+    steps = []
+    if existing:
+        steps.append(f"git checkout {shlex.quote(base_commit)} " + " ".join(map(shlex.quote, existing)))
+    if created:
+        steps.append("rm -f " + " ".join(map(shlex.quote, created)))
+    return " && ".join(steps)

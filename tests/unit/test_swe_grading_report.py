@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from types import SimpleNamespace
 
 import pytest
 
 from clawmark.catalog import SweInstance
-from clawmark.swe.eval_script import (EvalScriptError, heredoc_delimiter, make_eval_script,
-                                      patched_test_files, record_exit_code)
+from clawmark.swe.eval_script import (EvalScriptError, files_of_test_patch, heredoc_delimiter,
+                                      make_eval_script, record_exit_code)
 from clawmark.swe.grading import grade
 from clawmark.swe.report import instance_report, run_summary, write_instance_report, write_json_atomic
 from tests.unit.test_swe_grading_parity import LOGS, as_swebench_log, make_row, swebench_spec
@@ -106,18 +107,19 @@ def _instance(**extra):
                            test_cmd="pytest -rA tests", **extra)
 
 
-def test_patched_test_files_reads_headers_only_and_skips_new_files():
-    assert patched_test_files(TEST_PATCH) == ["tests/test_a.py"]
+def test_files_of_test_patch_reads_headers_only_and_tells_new_files_apart():
+    assert files_of_test_patch(TEST_PATCH) == (["tests/test_a.py"], ["tests/new_test.py"])
 
 
 def test_generated_eval_script_has_the_rows_order_and_records_the_exit_code():
     script = make_eval_script(_instance())
-    order = ["set -uxo pipefail", "git checkout abc123 tests/test_a.py", "git apply -v - <<'EOF_",
+    order = ["set -uxo pipefail", "git checkout abc123 tests/test_a.py && rm -f tests/new_test.py",
+             "git apply -v - <<'EOF_",
              ": '>>>>> Start Test Output'", "(pytest -rA tests) | cat", "CLAWMARK_TEST_EXIT_CODE=$?",
              ": '>>>>> End Test Output'", 'echo "clawmark:test_exit_code=$CLAWMARK_TEST_EXIT_CODE"']
     positions = [script.index(step) for step in order]
     assert positions == sorted(positions)
-    assert script.rstrip().endswith("git checkout abc123 tests/test_a.py")
+    assert script.rstrip().endswith("git checkout abc123 tests/test_a.py && rm -f tests/new_test.py")
     assert TEST_PATCH in script
 
 
@@ -152,3 +154,24 @@ def test_record_exit_code_injects_around_a_real_rows_end_marker():
     assert recorded.splitlines()[3:6] == ["CLAWMARK_TEST_EXIT_CODE=$?", ": '>>>>> End Test Output'",
                                           'echo "clawmark:test_exit_code=$CLAWMARK_TEST_EXIT_CODE"']
     assert record_exit_code(recorded) == recorded and record_exit_code("echo hi") == "echo hi"
+
+
+REAL_SCRIPTS = [json.loads(line) for line in (LOGS / "real_eval_scripts.jsonl").read_text().splitlines()]
+
+
+def _normalised(script: str) -> list[str]:
+    """Script lines minus what we add on purpose (stderr join, exit-code capture) and the
+    heredoc word, which is a hash of the content in both."""
+    skip = ("exec 2>&1", "CLAWMARK_TEST_EXIT_CODE=$?", 'echo "clawmark:test_exit_code=')
+    lines = [line for line in script.splitlines() if not line.startswith(skip)]
+    return [re.sub(r"EOF_\w+", "EOF", line) for line in lines if line.strip()]
+
+
+@pytest.mark.parametrize("row", REAL_SCRIPTS, ids=[row["instance_id"] for row in REAL_SCRIPTS])
+def test_generated_script_mirrors_the_real_multilingual_script(row):
+    real = row["eval_script"]
+    test_cmd = real.split(": '>>>>> Start Test Output'\n", 1)[1].split("\n", 1)[0]
+    assert test_cmd.startswith("(") and test_cmd.endswith(") | cat")
+    instance = SimpleNamespace(instance_id=row["instance_id"], base_commit=row["base_commit"],
+                               test_patch=row["test_patch"], test_cmd=test_cmd[1:-len(") | cat")])
+    assert _normalised(make_eval_script(instance)) == _normalised(real)
