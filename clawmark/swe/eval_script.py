@@ -2,9 +2,9 @@
 
 Order: reset the test files to base (files the test patch creates are removed) -> apply
 test_patch -> start marker -> test command -> end marker -> `clawmark:test_exit_code=N` ->
-reset the test files again. The markers are
-printed by `set -x` tracing of `: '...'`, as in the real rows; stderr is joined to stdout so
-the trace and the test output keep their order however the runner captures them.
+reset the test files again. The markers are printed by `set -x` tracing of `: '...'`, as in
+the real rows; stderr is joined to stdout so the trace and the test output keep their order
+however the runner captures them.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ _HEADER_PATH = re.compile(r"^(?:---|\+\+\+) (?:[ab]/)?(.+?)(?:\t.*)?$")
 
 
 class EvalScriptError(ValueError):
-    """The instance lacks what a generated eval script needs (test_cmd, base_commit)."""
+    """The instance has neither an eval_script nor a test_cmd to generate one from."""
 
 
 def make_eval_script(instance: Any) -> str:
