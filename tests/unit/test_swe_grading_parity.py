@@ -200,6 +200,13 @@ def test_truncated_parametrised_id_takes_its_full_ids_status(tmp_path):
     assert assert_parity(row, log, tmp_path)[1] == "RESOLVED_FULL"
 
 
+def test_path_parameters_shortened_alike_take_the_later_line(tmp_path):
+    log = (f"+ : '{START_MARKER}'\nPASSED t.py::test_x[/a/f]\nFAILED t.py::test_x[/b/f] - boom\n"
+           f"PASSED t.py::test_x[/a/f]\n+ : '{END_MARKER}'\n")
+    row = make_row("parse_log_requests", ["t.py::test_x[/f]"], [])
+    assert assert_parity(row, log, tmp_path)[1] == "RESOLVED_FULL"
+
+
 def test_fail_only_eval_type_counts_absent_tests_as_passed(tmp_path):
     log = f"+ : '{START_MARKER}'\n--- FAIL: TestB (0.00s)\n+ : '{END_MARKER}'\n"
     row = make_row("parse_log_gotest", ["TestA", "TestB"], ["TestC"], eval_type="fail_only")

@@ -7,6 +7,7 @@ were produced by these exact rules (including their quirks, noted where they bit
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from clawmark.swe.parsers.base import STATUS_WORDS, StatusMap, lines
 
@@ -35,14 +36,18 @@ def _summary_entry(line: str) -> tuple[str, str] | None:
     return words[0], words[1]
 
 
-def parse_pytest(log: str) -> StatusMap:
-    """`parse_log_pytest`: the short test summary (`pytest -rA`)."""
+def _parse_summary(log: str, rename: Callable[[str], str] = str) -> StatusMap:
     found: StatusMap = {}
     for line in lines(log):
         entry = _summary_entry(line)
         if entry:
-            found[entry[1]] = STATUS_WORDS[entry[0]]
+            found[rename(entry[1])] = STATUS_WORDS[entry[0]]
     return found
+
+
+def parse_pytest(log: str) -> StatusMap:
+    """`parse_log_pytest`: the short test summary (`pytest -rA`)."""
+    return _parse_summary(log)
 
 
 def _shorten_path_parameter(test_id: str) -> str:
@@ -58,8 +63,9 @@ def _shorten_path_parameter(test_id: str) -> str:
 
 
 def parse_pytest_options(log: str) -> StatusMap:
-    """`parse_log_pytest_options`: the summary with path parameters shortened."""
-    return {_shorten_path_parameter(name): status for name, status in parse_pytest(log).items()}
+    """`parse_log_pytest_options`: the summary with path parameters shortened (per line, so
+    when two ids shorten alike the later line wins, as in SWE-bench)."""
+    return _parse_summary(log, _shorten_path_parameter)
 
 
 def parse_matplotlib(log: str) -> StatusMap:
