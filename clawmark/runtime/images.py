@@ -38,7 +38,6 @@ class ImageStatus(BaseModel):
 
 def image_ref(name: str, recipes: dict[str, Recipe] | None = None) -> str:
     """`clawmark/<name>:<hash12>` of a recipe: its files plus its parent's ref."""
-    recipes = recipes if recipes is not None else discover()
     recipe = get_recipe(name, recipes)
     parent_ref = image_ref(recipe.parent, recipes) if recipe.parent else ""
     return f"{repository(name)}:{tree_digest(recipe.folder, parent_ref)[:12]}"
@@ -46,10 +45,9 @@ def image_ref(name: str, recipes: dict[str, Recipe] | None = None) -> str:
 
 def ensure_image(name: str, progress: Progress | None = None) -> str:
     """The ref of recipe `name`, building it (and its parents) only when absent."""
-    recipes = discover()
-    recipe = get_recipe(name, recipes)
+    recipe = get_recipe(name)
     parent_ref = ensure_image(recipe.parent, progress) if recipe.parent else None
-    ref = image_ref(name, recipes)
+    ref = image_ref(name)
     labels = {**recipe.labels, "clawmark.recipe": name, "clawmark.kind": "recipe"}
     with _build_lock(ref):
         if image_present(ref):

@@ -10,6 +10,7 @@ unchanged recipe is never rebuilt.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -42,7 +43,8 @@ class Recipe(BaseModel):
 
 
 def images_dir() -> Path:
-    return IMAGES_DIR
+    """Recipe root: $CLAWMARK_IMAGES_DIR or the bundled `images/`."""
+    return Path(os.environ.get("CLAWMARK_IMAGES_DIR") or IMAGES_DIR)
 
 
 def discover(root: Path | None = None) -> dict[str, Recipe]:
@@ -69,7 +71,13 @@ def load_recipe(folder: Path) -> Recipe:
 
 
 def get_recipe(name: str, recipes: dict[str, Recipe] | None = None) -> Recipe:
-    recipes = recipes if recipes is not None else discover()
+    """Recipe `name` from `recipes`, or straight from its folder (so one broken sibling
+    recipe under images/ cannot stop everybody else's images)."""
+    if recipes is None:
+        folder = images_dir() / name
+        if (folder / "Dockerfile").is_file() or (folder / ROOTFS_SCRIPT).is_file():
+            return load_recipe(folder)
+        recipes = discover()
     if name not in recipes:
         known = ", ".join(recipes) or "none"
         raise ImageMissing(f"no image recipe named {name!r} under {images_dir()} (known: {known})")

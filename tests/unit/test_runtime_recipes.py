@@ -86,3 +86,20 @@ def test_bundled_recipes_form_the_expected_tree():
     assert {"base", "python", "node", "go", "rust"} <= set(recipes)
     assert recipes["base"].is_rootfs and recipes["base"].parent is None
     assert all(recipes[name].parent == "base" for name in ("python", "node", "go", "rust"))
+
+
+def test_a_broken_sibling_recipe_does_not_block_others(tmp_path, monkeypatch):
+    root = write_recipes(tmp_path)
+    (root / "claw-broken").mkdir()
+    (root / "claw-broken" / "Dockerfile").write_text("FROM x\n")
+    (root / "claw-broken" / "recipe.yaml").write_text("labels: [not, a, mapping]\n")
+    monkeypatch.setenv("CLAWMARK_IMAGES_DIR", str(root))
+    assert image_ref("lang") == image_ref("lang", {n: r for n, r in discover_ok(root).items()})
+    with pytest.raises(ImageMissing, match="claw-broken/recipe.yaml: field `labels`"):
+        discover(root)
+
+
+def discover_ok(root: Path):
+    from clawmark.runtime.recipes import load_recipe
+
+    return {name: load_recipe(root / name) for name in ("base", "lang")}
