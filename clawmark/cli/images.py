@@ -32,7 +32,7 @@ def build_cmd(
         for name in wanted:
             _build_one(console, images, name, verbose)
     except RuntimeFailure as exc:
-        console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        _fail(console, exc)
         raise typer.Exit(1) from None
 
 
@@ -67,7 +67,7 @@ def list_cmd() -> None:
     try:
         rows = list_images()
     except RuntimeFailure as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        _fail(console, exc)
         raise typer.Exit(1) from None
     table = Table("name", "tag", "parent", "state", "size")
     for row in rows:
@@ -92,7 +92,7 @@ def prune_cmd(
     try:
         removed, failed = prune_images(all_images=all_, dry_run=dry_run)
     except RuntimeFailure as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        _fail(console, exc)
         raise typer.Exit(1) from None
     verb = "would remove" if dry_run else "removed"
     for ref in removed:
@@ -100,3 +100,7 @@ def prune_cmd(
     for line in failed:
         console.print(f"[yellow]kept[/yellow] {line}", highlight=False)
     console.print(f"{len(removed)} {verb}, {len(failed)} could not be removed")
+
+
+def _fail(console, exc: Exception) -> None:
+    console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)

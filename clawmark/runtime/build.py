@@ -18,6 +18,15 @@ MAX_CONTEXT_BYTES = 2 * 2**30
 def build(client, ref: str, context_dir: Path | None, dockerfile_text: str, parent_ref: str | None,
           labels: dict[str, str], progress: Callable[[str], None] | None = None) -> None:
     """Build `ref`; the parent ref is passed as build-arg PARENT. Raises ImageBuildFailed."""
+    import docker
+
+    try:
+        _stream_build(client, ref, context_dir, dockerfile_text, parent_ref, labels, progress)
+    except docker.errors.APIError as exc:
+        raise ImageBuildFailed(f"building {ref} failed: {exc.explanation or exc}") from exc
+
+
+def _stream_build(client, ref, context_dir, dockerfile_text, parent_ref, labels, progress) -> None:
     tail: deque[str] = deque(maxlen=40)
     with _context_tar(context_dir, dockerfile_text) as context:
         stream = client.api.build(

@@ -142,6 +142,8 @@ def _current_refs_and_descendants(images: list) -> set[str]:
 
 
 def _import_rootfs(recipe: Recipe, ref: str, labels: dict[str, str], progress: Progress | None) -> None:
+    import docker
+
     with tempfile.TemporaryDirectory(prefix="clawmark-rootfs-") as tmp:
         tarball = Path(tmp) / "rootfs.tar"
         _run_rootfs_script(recipe.folder / "rootfs.sh", tarball, progress)
@@ -150,7 +152,10 @@ def _import_rootfs(recipe: Recipe, ref: str, labels: dict[str, str], progress: P
         changes += ["ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                     "ENV LANG=C.UTF-8", 'CMD ["bash"]']
         repo, tag = ref.rsplit(":", 1)
-        _build_client().api.import_image(src=str(tarball), repository=repo, tag=tag, changes=changes)
+        try:
+            _build_client().api.import_image(src=str(tarball), repository=repo, tag=tag, changes=changes)
+        except docker.errors.APIError as exc:
+            raise ImageBuildFailed(f"docker import of the {recipe.name} rootfs failed: {exc.explanation or exc}") from exc
     if not image_present(ref):
         raise ImageBuildFailed(f"docker import of {recipe.folder}/rootfs.sh output did not produce {ref}")
 

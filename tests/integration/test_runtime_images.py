@@ -84,3 +84,12 @@ def test_prune_selects_stale_tags_and_keeps_current_ones(docker_client):
     assert stale in would_remove and current not in would_remove
     assert {stale, current, image_ref("python")} <= set(would_remove_all)
     assert stale not in docker_client.images.get(current).tags
+
+
+def test_a_failing_dockerfile_raises_build_failed_with_the_log_tail(docker_client, tmp_path):
+    from clawmark.runtime.errors import ImageBuildFailed
+
+    dockerfile = "ARG PARENT\nFROM ${PARENT}\nRUN echo about-to-fail && exit 7\n"
+    with pytest.raises(ImageBuildFailed) as caught:
+        ensure_derived_image("runtime-test-fail", ensure_image("base"), None, dockerfile)
+    assert "about-to-fail" in str(caught.value) and "runtime-test-fail" in str(caught.value)
