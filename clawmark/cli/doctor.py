@@ -28,7 +28,9 @@ class Check:
         return "[red]missing[/red]" if self.required else "[yellow]warn[/yellow]"
 
 
-def doctor() -> None:
+def doctor(
+    reap: bool = typer.Option(False, "--reap", help="Remove leaked sandboxes (owner process gone) first."),
+) -> None:
     """Check engine, images, disk, Prefect home and gateway settings; exit 1 if something required is missing."""
     from rich.console import Console
     from rich.table import Table
@@ -36,6 +38,7 @@ def doctor() -> None:
     checks = _engine_checks()
     client = checks[0].ok and _client()
     checks += _image_checks(client) + _disk_checks(client) + [_prefect_check()] + _gateway_checks(client)
+    checks += _sandbox_checks(client, reap)
     table = Table("check", "state", "detail", title="clawmark doctor")
     for check in checks:
         table.add_row(check.name, check.state, check.detail)
@@ -117,3 +120,16 @@ def _gateway_checks(client) -> list[Check]:
         except Exception as exc:  # noqa: BLE001 - report any engine refusal as one line
             checks.append(Check("gateway network", False, f"cannot create the internal network: {exc}"))
     return checks
+
+
+def _sandbox_checks(client, reap: bool) -> list[Check]:
+    from clawmark.runtime import janitor, owner
+
+    if not client:
+        return []
+    reaped = janitor.reap(client=client) if reap else []
+    containers = client.containers.list(all=True, filters={"label": "clawmark.managed=true"})
+    leaked = [c for c in containers if owner.owner_is_gone(c.labels)]
+    detail = f"{len(containers)} clawmark containers, {len(leaked)} leaked"
+    detail += f", {len(reaped)} reaped now" if reap else (" (clawmark doctor --reap removes them)" if leaked else "")
+    return [Check("sandboxes", not leaked, detail, required=False)]

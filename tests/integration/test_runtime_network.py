@@ -70,6 +70,12 @@ def test_gateway_network_reaches_the_host_server_only(image, host_server):
     assert outside.exit_code != 0 and "connected" not in outside.stdout
 
 
+def test_bridge_network_resolves_names(image):
+    with Sandbox.provision(config(image, "bridge")) as sb:
+        result = sb.exec(RESOLVE, timeout_s=30)
+    assert result.exit_code == 0 and result.stdout.count(".") == 3
+
+
 def test_gateway_network_is_internal_and_stable(docker_client):
     first, second = gateway_network(), gateway_network()
     network = docker_client.networks.get(first[0])

@@ -126,3 +126,10 @@ def test_missing_image_is_a_typed_error():
 
     with pytest.raises(ImageMissing, match="not present"):
         Sandbox.provision(SandboxConfig(image="clawmark/does-not-exist:000000000000"))
+
+
+def test_exec_workdir_env_and_login_shell_keep_the_callers_path(python_image):
+    with sandbox(python_image, env={"FROM_CONFIG": "c"}) as sb:
+        result = sb.exec("pwd; echo $FROM_CONFIG $FROM_EXEC; echo $PATH", timeout_s=30, workdir="/usr",
+                         env={"FROM_EXEC": "e", "PATH": "/custom/bin:/usr/bin:/bin"})
+    assert result.stdout.splitlines() == ["/usr", "c e", "/custom/bin:/usr/bin:/bin"]
