@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from clawmark.swe.history import REPO_DIR, install_global_gitignore, prepare_history
 from clawmark.swe.instance_image import instance_image
+from clawmark.swe.shell import q, run_step
 
 
 class InstanceEnvConfig(BaseModel):
@@ -69,8 +70,11 @@ def provision_instance(instance: Any, config: InstanceEnvConfig, progress=None):
         labels={"clawmark.role": "swe-instance", "clawmark.instance": instance.instance_id[:60], **config.labels},
         lifetime_seconds=config.lifetime_seconds, volumes=config.volumes, extra_hosts=config.extra_hosts))
     try:
-        install_global_gitignore(_AsRoot(sandbox))
-        prepare_history(sandbox, instance.base_commit, fix_commits(instance))
+        root = _AsRoot(sandbox)
+        install_global_gitignore(root)
+        prepare_history(root, instance.base_commit, fix_commits(instance))
+        if config.user:  # the claw edits /testbed as its own user
+            run_step(root, "chown /testbed", f"chown -R {q(config.user)} {REPO_DIR}", 600.0, "/")
     except BaseException:
         sandbox.teardown()
         raise

@@ -3,6 +3,8 @@ is never counted as an unresolved instance (and never the reverse)."""
 
 from __future__ import annotations
 
+from clawmark.runtime.errors import ImageMissing
+
 
 class SweRunError(Exception):
     """Base of every runner-side patch-task failure."""
@@ -28,8 +30,9 @@ class HistoryLeak(SweRunError):
         super().__init__(f"history past {base_commit[:12]} still reachable: {shown}")
 
 
-class InstanceImageMissing(SweRunError):
-    """The row names an image that is not present locally (real SWE-bench users bring their own)."""
+class InstanceImageMissing(SweRunError, ImageMissing):
+    """The row names an image that is not present locally (real SWE-bench users bring their own).
+    Also a runtime `ImageMissing`, so callers catching that one see it too."""
 
     def __init__(self, instance_id: str, image: str) -> None:
         self.instance_id, self.image = instance_id, image

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from clawmark.swe.apply import apply_patch
-from clawmark.swe.errors import InstanceImageMissing, InstanceUnbuildable, SweRunError
+from clawmark.swe.errors import InstanceUnbuildable, SweRunError
 from clawmark.swe.history import REPO_DIR
 
 WORK_DIR = "/tmp/clawmark-eval"
@@ -80,14 +80,16 @@ def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | P
 
 
 def _evaluate_guarded(instance, model_patch, folder, config, progress) -> EvalOutcome:
-    from clawmark.runtime.errors import ImageBuildFailed, RuntimeFailure
+    from clawmark.runtime.errors import ImageBuildFailed, ImageMissing, RuntimeFailure
 
     iid = instance.instance_id
     try:
         return _evaluate_in_container(instance, model_patch, folder, config, progress)
-    except (InstanceImageMissing, InstanceUnbuildable) as exc:
+    except ImageBuildFailed as exc:  # a subclass of ImageMissing, but a broken recipe is infra
+        return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}")
+    except (ImageMissing, InstanceUnbuildable) as exc:  # incl. InstanceImageMissing, or removed since the check
         return _failed(folder, iid, EvalStatus.IMAGE_MISSING, str(exc))
-    except (ImageBuildFailed, RuntimeFailure, SweRunError, OSError) as exc:
+    except (RuntimeFailure, SweRunError, OSError) as exc:
         return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}")
 
 

@@ -58,3 +58,12 @@ def test_instance_whose_base_already_holds_the_fix_is_refused(docker_client):
     assert any(fix in finding for finding in info.value.findings)
     left = docker_client.containers.list(all=True, filters={"label": f"clawmark.test={marker}"})
     assert left == []
+
+
+def test_claw_running_as_a_plain_user_can_edit_and_its_patch_is_extracted(docker_client):
+    instance = next(iter(INSTANCES.values()))
+    with InstanceEnv(instance, SMALL.model_copy(update={"user": "1000:1000"})) as sandbox:
+        edited = _sh(sandbox, "id -u && echo 'print(1)' > added_by_claw.py")
+        assert edited.exit_code == 0 and edited.stdout.startswith("1000")
+        extracted = extract_patch(sandbox, instance.base_commit)
+    assert [s.paths[-1] for s in split_sections(extracted.clean)] == ["added_by_claw.py"]
