@@ -115,3 +115,10 @@ def test_instance_without_log_parser_or_with_bad_eval_type_cannot_be_graded():
         grade(SimpleNamespace(**make_row(None, ["a"], [])), marked("PASSED a"))
     with pytest.raises(GradingError, match="eval_type 'sometimes'"):
         grade(SimpleNamespace(**make_row("parse_log_pytest", ["a"], [], eval_type="sometimes")), marked("PASSED a"))
+
+
+def test_runaway_log_is_refused_not_parsed():
+    from clawmark.swe.parsers.base import MAX_LOG_CHARS
+
+    with pytest.raises(LogParserError, match="exceeds"):
+        parse_log("parse_log_gotest", "x" * (MAX_LOG_CHARS + 1))
