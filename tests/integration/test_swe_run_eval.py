@@ -108,3 +108,14 @@ def test_same_patch_reuses_its_report(tmp_path, docker_client):
     again = evaluate_prediction(BY_ID[iid], BY_ID[iid].patch, tmp_path, EvalConfig())
     assert first.status is again.status is EvalStatus.RESOLVED
     assert again.detail == "reused existing report.json" and time.monotonic() - started < 2
+
+
+def test_row_that_brings_its_own_present_image_is_evaluated_with_it(tmp_path, docker_client):
+    """Real SWE-bench rows name a prebuilt image and carry no bundle: that path needs no build."""
+    from clawmark.swe.instance_image import instance_image
+
+    iid = IDS[0]
+    own = BY_ID[iid].model_copy(update={"image": instance_image(BY_ID[iid]), "repo_bundle": None,
+                                        "image_recipe": None, "language": None})
+    outcome = evaluate_prediction(own, own.patch, tmp_path, FRESH)
+    assert outcome.status is EvalStatus.RESOLVED and outcome.durations["image"] < 5
