@@ -1,0 +1,42 @@
+"""`clawmark run` bad inputs: one clear line naming what was expected, exit 1, no traceback
+(all of these fail before any container or gateway starts)."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from clawmark.cli.main import app
+
+RUNNER = CliRunner()
+
+
+def _run(*args: str):
+    result = RUNNER.invoke(app, ["run", *args])
+    return result.exit_code, result.output
+
+
+def test_closed_loop_task_id_says_the_track_is_not_built_yet():
+    code, out = _run("en_101_sales_total", "--claw", "nop", "--model", "none")
+    assert code == 1 and "closed-loop track not built yet" in out and "Traceback" not in out
+
+
+def test_unknown_task_id_names_the_instance_file():
+    code, out = _run("no-such-task", "--claw", "nop", "--model", "none")
+    assert code == 1 and "instances.jsonl: instance_id: expected one of" in out and "'no-such-task'" in out
+
+
+def test_unknown_claw_lists_the_known_ones():
+    code, out = _run("clawmark-fixtures__iniparse-py-1", "--claw", "openclaw", "--model", "none")
+    assert code == 1 and "--claw: expected one of bare, mini-swe-agent, nop, oracle, reference" in out
+
+
+def test_bad_instances_file_is_one_line(tmp_path):
+    bad = tmp_path / "rows.jsonl"
+    bad.write_text('{"instance_id": "x"}\n')
+    code, out = _run("x", "--claw", "nop", "--model", "none", "--instances", str(bad))
+    assert code == 1 and str(bad) in out and len(out.strip().splitlines()) == 1
+
+
+def test_unsafe_sweep_id_is_refused():
+    code, out = _run("clawmark-fixtures__iniparse-py-1", "--claw", "nop", "--model", "none", "--sweep-id", "../x")
+    assert code == 1 and "--sweep-id" in out
