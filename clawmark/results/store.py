@@ -167,23 +167,25 @@ class ResultStore:
                    where: Mapping[str, Any] | None = None, columns: list[str] | None = None):
         """(Arrow table, bad files, files tried). A cell's own file wins over its compacted row."""
         sweeps = self.sweeps() if sweep_id is None else [sweep_id] if isinstance(sweep_id, str) else list(sweep_id)
-        expr, cell_paths, parts, bad, compacted = _filter_expression(where), [], [], [], 0
+        expr, plain, shadowed = _filter_expression(where), [], []
         for sweep in sweeps:
             cells = self.cell_files(sweep)
-            cell_paths += [i.path for i in cells]
+            plain += [i.path for i in cells]
             if packed := self._compacted_info(sweep):
-                shadowed = ~ds.field("cell_key").isin([_cell_of(i) for i in cells]) if cells else None
-                table, errors = self._scan_tolerant([packed.path], _and(expr, shadowed), columns)
+                if cells:  # rows of re-run cells in the compacted file are hidden by their own files
+                    shadowed.append((packed.path, ~ds.field("cell_key").isin([_cell_of(i) for i in cells])))
+                else:
+                    plain.append(packed.path)
+        groups = [(plain, expr)] + [([path], _and(expr, hide)) for path, hide in shadowed]
+        try:
+            parts, bad = [self._scan(files, where_, columns) for files, where_ in groups], []
+        except (pa.ArrowException, OSError):
+            parts, bad = [], []
+            for files, where_ in groups:
+                table, errors = self._scan_tolerant(files, where_, columns)
                 parts.append(table)
                 bad += errors
-                compacted += 1
-        try:
-            parts.append(self._scan(cell_paths, expr, columns))
-        except (pa.ArrowException, OSError):
-            table, errors = self._scan_tolerant(cell_paths, expr, columns)
-            parts.append(table)
-            bad += errors
-        return pa.concat_tables(parts), bad, len(cell_paths) + compacted
+        return pa.concat_tables(parts), bad, len(plain) + len(shadowed)
 
     def read_row(self, sweep_id: str, cell_key: str) -> AttemptRow:
         path = self.row_path(sweep_id, cell_key)
