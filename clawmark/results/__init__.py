@@ -17,12 +17,12 @@ from clawmark.results.status import (
     Track,
     is_error,
 )
-from clawmark.results.errors import BadFile, CorruptResults, SchemaMismatch
+from clawmark.results.errors import BadFile, ConfigMismatch, CorruptResults, SchemaMismatch
 from clawmark.results.store import ReadResult, ResultStore, to_frame
 from clawmark.results.usage import ROLES, RoleUsage, UnknownRole, fold_usage
 
 __all__ = [
-    "AttemptLayout", "AttemptRow", "BadFile", "CLOSED_LOOP_STATUSES", "CorruptResults", "ERROR_STATUSES",
+    "AttemptLayout", "AttemptRow", "BadFile", "ConfigMismatch", "CLOSED_LOOP_STATUSES", "CorruptResults", "ERROR_STATUSES",
     "ErrorKind", "PATCH_STATUSES", "PHASES", "PhaseTimes", "RESULTS_SCHEMA", "RESULT_COLUMNS", "ROLES",
     "ReadResult", "Resolution", "ResultStore", "RoleUsage", "RowInvalid", "SchemaMismatch", "Status", "Track",
     "UnknownRole", "UnsafeName", "cell_key", "cell_key_from_hashes", "config_hash", "fold_usage",

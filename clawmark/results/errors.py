@@ -24,3 +24,14 @@ class CorruptResults(RuntimeError):
 
 class SchemaMismatch(ValueError):
     """Rows offered for import do not fit RESULTS_SCHEMA (unknown column, wrong sweep, duplicate key)."""
+
+
+class ConfigMismatch(RuntimeError):
+    """A sweep is resumed with a resolved config that differs from the one it started with."""
+
+    def __init__(self, sweep_id: str, pinned: str, offered: str, path: str) -> None:
+        self.sweep_id, self.pinned, self.offered = sweep_id, pinned, offered
+        super().__init__(
+            f"sweep {sweep_id!r} was started with config {pinned} ({path}); this run resolves to "
+            f"{offered}. Use a new sweep id, or re-pin on purpose with replace=True."
+        )

@@ -3,6 +3,8 @@
 ```
 <root>/rows/<sweep_id>/<cell_key>.parquet    the committed row of a cell (commit point)
 <root>/cells/<sweep_id>/<cell_key>/          its artifact folder (`AttemptLayout`)
+<root>/rows/<sweep_id>/_compacted.parquet    rows of a finished sweep folded into one file
+<root>/sweeps/<sweep_id>/config.json         the sweep's pinned resolved config
 ```
 Writing the same cell again replaces its file, so a resume or a forced rerun never duplicates a
 row. Writers publish through a hidden temp file + rename; readers list only visible
@@ -30,10 +32,12 @@ import pyarrow.parquet as pq
 from clawmark.results.compaction import compact_sweep, import_rows
 from clawmark.results.errors import BadFile, CorruptResults
 from clawmark.results.layout import AttemptLayout, atomic_write_bytes, check_name
+from clawmark.results.pinning import pin_config
 from clawmark.results.row import AttemptRow
 from clawmark.results.schema import RESULTS_SCHEMA, from_record, to_table
 
-ROWS_DIR, CELLS_DIR, SUFFIX, COMPACTED = "rows", "cells", ".parquet", "_compacted.parquet"
+ROWS_DIR, CELLS_DIR, SWEEPS_DIR = "rows", "cells", "sweeps"
+SUFFIX, COMPACTED = ".parquet", "_compacted.parquet"
 
 
 @dataclass
@@ -80,6 +84,9 @@ class ResultStore:
 
     def row_path(self, sweep_id: str, cell_key: str) -> str:
         return f"{self._sweep_dir(sweep_id)}/{check_name('cell_key', cell_key)}{SUFFIX}"
+
+    def sweep_config_path(self, sweep_id: str) -> str:
+        return f"{self.root}/{SWEEPS_DIR}/{check_name('sweep_id', sweep_id)}/config.json"
 
     def layout(self, sweep_id: str, cell_key: str) -> AttemptLayout:
         return AttemptLayout(self.artifacts_root, sweep_id, cell_key)
@@ -210,6 +217,11 @@ class ResultStore:
                 bad.append(BadFile(path, f"{type(exc).__name__}: {exc}"[:300]))
         empty = RESULTS_SCHEMA if columns is None else pa.schema([RESULTS_SCHEMA.field(c) for c in columns])
         return (pa.concat_tables(tables) if tables else empty.empty_table()), bad
+
+    def pin_config(self, sweep_id: str, config: Any, *, replace: bool = False) -> str:
+        """Save the sweep's resolved config once; a resume with a different one raises
+        `ConfigMismatch`. Returns the config hash (store it in every row's `config_hash`)."""
+        return pin_config(self, sweep_id, config, replace=replace)
 
     # -- compaction ----------------------------------------------------------------------
     def compact(self, sweep_id: str) -> int:

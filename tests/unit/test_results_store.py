@@ -154,3 +154,15 @@ def test_clear_partial_removes_only_unfinished_cells(store):
 def test_unsafe_sweep_id_is_refused(store):
     with pytest.raises(ValueError, match="sweep_id"):
         store.has("../escape", "abc")
+
+
+def test_resume_with_a_different_config_is_refused(store):
+    from clawmark.results import ConfigMismatch
+
+    config = {"budget_s": 3600, "claws": ["nop"]}
+    first = store.pin_config("sweep-1", config)
+    assert store.pin_config("sweep-1", dict(reversed(list(config.items())))) == first  # same config resumes
+    with pytest.raises(ConfigMismatch, match="sweep-1"):
+        store.pin_config("sweep-1", {"budget_s": 60, "claws": ["nop"]})
+    assert store.pin_config("sweep-1", {"budget_s": 60}, replace=True) != first
+    assert store.pin_config("sweep-2", {"budget_s": 60}) != first

@@ -1,0 +1,41 @@
+"""The resolved config of a sweep, saved when it starts; a resume with another config is refused.
+
+Rows of one sweep must come from one protocol: a resume that silently changed a budget or a
+prompt would mix two experiments in one table. `<root>/sweeps/<sweep_id>/config.json` holds
+`{"config_hash": ..., "config": ...}`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pyarrow.fs as pafs
+
+from clawmark.results.errors import ConfigMismatch
+from clawmark.results.identity import config_hash
+
+if TYPE_CHECKING:
+    from clawmark.results.store import ResultStore
+
+
+def pin_config(store: ResultStore, sweep_id: str, config: Any, *, replace: bool = False) -> str:
+    """Save the config on first use and return its hash; raise `ConfigMismatch` if it changed."""
+    payload = config.model_dump(mode="json") if hasattr(config, "model_dump") else config
+    offered, path = config_hash(payload), store.sweep_config_path(sweep_id)
+    pinned = pinned_hash(store, sweep_id)
+    if pinned is not None and pinned != offered and not replace:
+        raise ConfigMismatch(sweep_id, pinned, offered, path)
+    if pinned != offered:
+        text = json.dumps({"config_hash": offered, "config": payload}, indent=2, sort_keys=True)
+        store.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
+        store.publish(path, text.encode("utf-8"))
+    return offered
+
+
+def pinned_hash(store: ResultStore, sweep_id: str) -> str | None:
+    path = store.sweep_config_path(sweep_id)
+    if store.fs.get_file_info(path).type != pafs.FileType.File:
+        return None
+    with store.fs.open_input_stream(path) as stream:
+        return json.loads(stream.read().decode("utf-8"))["config_hash"]
