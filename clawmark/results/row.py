@@ -41,7 +41,7 @@ class RowInvalid(ValueError):
 class PhaseTimes(BaseModel):
     """Wall seconds per phase; NaN for a phase that did not run (e.g. judge on patch tasks)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="constants")
 
     provision: float = math.nan
     inject: float = math.nan
@@ -63,7 +63,8 @@ def _now() -> datetime:
 class AttemptRow(BaseModel):
     """One attempt of one cell. Leave `cell_key` empty to have it computed from the identity."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    # NaN must survive row.json: pydantic's default writes null, which then fails to validate.
+    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="constants")
 
     # identity
     sweep_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="Sweep (folder-safe).")

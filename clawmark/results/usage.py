@@ -36,7 +36,7 @@ class UnknownRole(ValueError):
 class RoleUsage(BaseModel):
     """Totals of one role over one attempt. `None` token counts mean "not collected"."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, ser_json_inf_nan="constants")
 
     input_tokens: NonNegativeInt | None = Field(None, description="Prompt tokens incl. cached.")
     cached_tokens: NonNegativeInt | None = Field(None, description="Prompt tokens read from cache.")

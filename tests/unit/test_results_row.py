@@ -121,3 +121,11 @@ def test_gateway_ledger_summary_folds_including_the_user_sim_alias(tmp_path):
     assert usage["executor"].cost_usd == pytest.approx(0.03)
     assert usage["user_simulator"].input_tokens == 7 and usage["user_simulator"].cost_usd == 0.001
     assert usage["supervisor"].calls == 0
+
+
+def test_row_json_round_trip_keeps_nan():
+    row = example_row(status="infra_error", score=math.nan,
+                      usage=fold_usage({"executor": {"input_tokens": 3, "cost_usd": None}}))
+    back = type(row).model_validate_json(row.model_dump_json())
+    assert math.isnan(back.score) and math.isnan(back.wall.total) and math.isnan(back.usage["executor"].cost_usd)
+    assert back.cell_key == row.cell_key and back.passed is None
