@@ -226,6 +226,17 @@ class ResultStore:
         `ConfigMismatch`. Returns the config hash (store it in every row's `config_hash`)."""
         return pin_config(self, sweep_id, config, replace=replace)
 
+    def export(self, path: str | os.PathLike[str], sweep_id: str | Iterable[str] | None = None) -> int:
+        """Every row (of the given sweeps) into ONE local Parquet file for analysis elsewhere;
+        refuses when any file is unreadable, so an export is never silently short."""
+        table, bad, _ = self.read_table(sweep_id)
+        if bad:
+            raise CorruptResults(bad)
+        sink = io.BytesIO()
+        pq.write_table(table, sink, compression="zstd")
+        atomic_write_bytes(Path(path), sink.getvalue(), fsync=self.fsync)
+        return table.num_rows
+
     # -- compaction ----------------------------------------------------------------------
     def compact(self, sweep_id: str) -> int:
         """Fold the sweep's per-cell files into its compacted file; return rows compacted."""
