@@ -4,7 +4,8 @@ The engine has no exec timeout, so the host enforces one: the command runs with 
 its environment; on the deadline a second exec (as root) kills every process carrying the
 marker (children that double-fork or call setsid keep their environment) together with their
 process groups and sessions (which catches children that scrub their environment), then the
-stream is closed.
+stream is closed. When even that cannot run (the process limit is exhausted), the container
+itself is killed: the deadline holds, and the caller sees ContainerGone.
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ def run_exec(api, container_id: str, argv: list[str], timeout_s: float, *, workd
         # The kill runs beside the wait so a frozen container cannot stretch the deadline.
         threading.Thread(target=_kill_tree, args=(api, container_id, token), daemon=True).start()
         reader.join(KILL_GRACE_S)
+    if reader.is_alive():
+        _kill_container(api, container_id)  # e.g. a fork bomb left no pid for the kill exec
+        reader.join(KILL_GRACE_S)
     _close(sock)
     reader.join(1.0)
     duration = time.monotonic() - started
@@ -111,6 +115,13 @@ def _kill_tree(api, container_id: str, token: str) -> None:
         kill_id = api.exec_create(container_id, ["sh", "-c", script], user="0")["Id"]
         api.exec_start(kill_id)
     except Exception:  # noqa: BLE001 - the container may be gone; the caller inspects it next
+        pass
+
+
+def _kill_container(api, container_id: str) -> None:
+    try:
+        api.kill(container_id)
+    except Exception:  # noqa: BLE001 - already dead is fine; the caller inspects it next
         pass
 
 

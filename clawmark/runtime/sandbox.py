@@ -88,9 +88,11 @@ class Sandbox:
                               user=user or self.config.user, max_output_bytes=self.config.max_output_bytes)
         except docker.errors.APIError as exc:
             raise ContainerGone(self._death_reason() or f"exec failed: {exc.explanation or exc}") from exc
-        if result.timed_out and raise_on_timeout:
-            raise ExecTimeout(" ".join(argv)[:200], timeout_s, result)
-        if result.exit_code in (None, 137) and not result.timed_out:
+        if result.timed_out:
+            self._raise_if_container_killed(result)
+            if raise_on_timeout:
+                raise ExecTimeout(" ".join(argv)[:200], timeout_s, result)
+        elif result.exit_code in (None, 137):
             self._raise_if_killed(result)
         return result
 
@@ -170,6 +172,12 @@ class Sandbox:
         if kills > self._oom_kills_seen:
             self._oom_kills_seen = kills
             raise OutOfMemory(f"OOM-killed: the command exceeded the {self.config.memory_mb} MB memory limit", result)
+
+    def _raise_if_container_killed(self, result: ExecResult) -> None:
+        reason = self._death_reason()
+        if reason:
+            raise ContainerGone(f"command outlived its deadline and could not be killed inside the container "
+                                f"(process limit reached?); the container was killed: {reason}", result)
 
     def _death_reason(self) -> str | None:
         """The engine's account of why the container stopped, or None if it is running."""

@@ -133,3 +133,21 @@ def test_exec_workdir_env_and_login_shell_keep_the_callers_path(python_image):
         result = sb.exec("pwd; echo $FROM_CONFIG $FROM_EXEC; echo $PATH", timeout_s=30, workdir="/usr",
                          env={"FROM_EXEC": "e", "PATH": "/custom/bin:/usr/bin:/bin"})
     assert result.stdout.splitlines() == ["/usr", "c e", "/custom/bin:/usr/bin:/bin"]
+
+
+def test_fork_bomb_cannot_outlive_its_deadline(python_image, docker_client):
+    # Either the in-container kill wins (tree gone, sandbox usable) or, when the bomb holds
+    # every pid, the container is killed and reported: the deadline holds in both cases.
+    with sandbox(python_image, pids_limit=64) as sb:
+        started = time.monotonic()
+        try:
+            result, container_killed = sb.exec("bomb() { bomb | bomb & }; bomb; sleep 100", timeout_s=2), False
+        except ContainerGone as gone:
+            result, container_killed = gone.result, True
+        elapsed = time.monotonic() - started
+        if container_killed:
+            assert docker_client.containers.get(sb.container_id).status != "running"
+        else:
+            time.sleep(1)
+            assert sb.exec("ps -eo args | grep -c '^sleep 100' || true", timeout_s=30).stdout.strip() == "0"
+    assert result.timed_out and elapsed < 30
