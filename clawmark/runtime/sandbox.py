@@ -168,7 +168,7 @@ class Sandbox:
         reason = self._death_reason()
         if reason:
             raise ContainerGone(reason, result)
-        kills = self._oom_kill_count()
+        kills = self.oom_kill_count()
         if kills > self._oom_kills_seen:
             self._oom_kills_seen = kills
             raise OutOfMemory(f"OOM-killed: the command exceeded the {self.config.memory_mb} MB memory limit", result)
@@ -195,8 +195,12 @@ class Sandbox:
         detail = state.get("Error") or f"status {state.get('Status')}"
         return f"container stopped (exit code {state.get('ExitCode')}, {detail})"
 
-    def _oom_kill_count(self) -> int:
-        """OOM kills inside this container's memory cgroup (v1 or v2), 0 when unreadable."""
+    def oom_kill_count(self) -> int:
+        """OOM kills so far inside this container's memory cgroup (v1 or v2; 0 when unreadable).
+
+        exec() raises OutOfMemory when a command dies with 137; a caller whose command swallows
+        a child's OOM kill (a test runner reporting a failure) can compare this before/after.
+        """
         probe = run_exec(self._client.api, self.container_id,
                          ["sh", "-c", "cat /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null"],
                          10, workdir="/", env=None, user="0", max_output_bytes=4096)

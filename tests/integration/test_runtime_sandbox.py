@@ -73,7 +73,10 @@ def test_memory_hog_is_reported_as_oom(python_image):
         with pytest.raises(OutOfMemory) as caught:
             sb.exec("python3 -c \"b = bytearray(600 * 2**20); print(len(b))\"", timeout_s=60)
         still_alive = sb.exec("echo alive", timeout_s=30)
+        swallowed = sb.exec("python3 -c 'bytearray(600 * 2**20)' || echo child died", timeout_s=60)
+        kills = sb.oom_kill_count()
     assert "OOM" in caught.value.reason and caught.value.result.exit_code == 137
+    assert swallowed.stdout == "child died\n" and kills == 2
     assert still_alive.stdout == "alive\n"
 
 
