@@ -7,6 +7,7 @@ the front (it cannot be compared), but it stays in the points table.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -43,3 +44,50 @@ def pareto_front(points: pd.DataFrame, cost: str = "mean_cost", accuracy: str = 
 def on_front(points: pd.DataFrame, cost: str = "mean_cost", accuracy: str = "pass_at_1") -> pd.Series:
     """Boolean mask over `points`: True where the point is on the Pareto front."""
     return pd.Series(points.index.isin(pareto_front(points, cost, accuracy).index), index=points.index)
+
+
+def front_share(frame: pd.DataFrame, by: Sequence[str] = GROUP, *, n_boot: int = 1000,
+                seed: int = 0) -> pd.DataFrame:
+    """How sure is the front? Per group: the share of bootstrap resamples in which it is on the
+    Pareto front (`front_share`), with a percentile interval of its mean cost.
+
+    Tasks are resampled once per draw and shared by all groups (paired), so groups are compared
+    on the same tasks; per group, pass@1 and cost of a draw average its measured (resp. priced)
+    tasks with the draw's multiplicities. A group with no measured task in a draw is off the front.
+    """
+    rates, costs, groups = _task_matrices(frame, by)
+    draws = np.random.default_rng(seed).multinomial(rates.shape[1], np.full(rates.shape[1], 1 / rates.shape[1]),
+                                                    size=n_boot) if rates.size else np.zeros((n_boot, 0))
+    accuracy, cost = _weighted_mean(draws, rates), _weighted_mean(draws, costs)
+    share = _on_front(cost, accuracy).mean(axis=0)
+    with warnings.catch_warnings():  # an unpriced group has an all-NaN cost column: NaN interval
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanpercentile(cost, [2.5, 97.5], axis=0) if len(groups) else (np.array([]), np.array([]))
+    return groups.assign(front_share=share, cost_low=low, cost_high=high)
+
+
+def _task_matrices(frame: pd.DataFrame, by: Sequence[str]):
+    """(rates G×T, mean priced cost G×T, group labels); NaN where a group lacks the task."""
+    measured = frame["passed"].notna()
+    work = pd.DataFrame({**{col: frame[col] for col in (*by, "task_id")},
+                         "rate": frame["passed"].astype("Float64").where(measured).astype(float),
+                         "cost": frame["cost_usd"].astype(float)})
+    per_task = work.groupby([*by, "task_id"], observed=True).mean()
+    rates = per_task["rate"].unstack("task_id")
+    costs = per_task["cost"].unstack("task_id").reindex_like(rates)
+    return rates.to_numpy(dtype=float), costs.to_numpy(dtype=float), rates.index.to_frame(index=False)
+
+
+def _weighted_mean(draws: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """B×T draw counts with G×T values (NaN = absent) → B×G means over present tasks."""
+    present = ~np.isnan(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (draws @ np.where(present, values, 0.0).T) / (draws @ present.T.astype(float))
+
+
+def _on_front(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
+    """B×G booleans: not beaten by another group on both axes (one strictly) in that draw."""
+    c_i, c_j = cost[:, :, None], cost[:, None, :]
+    a_i, a_j = accuracy[:, :, None], accuracy[:, None, :]
+    beaten = ((c_j <= c_i) & (a_j >= a_i) & ((c_j < c_i) | (a_j > a_i))).any(axis=2)
+    return ~beaten & ~np.isnan(cost) & ~np.isnan(accuracy)
