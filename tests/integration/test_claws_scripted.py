@@ -10,6 +10,7 @@ import pytest
 
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
+from clawmark.settings import TASKS_CATALOG
 from tests.integration.attempt_support import (  # noqa: F401
     INI,
     INI_FIX_MESSAGE,
@@ -21,25 +22,34 @@ from tests.integration.attempt_support import (  # noqa: F401
 )
 
 pytestmark = pytest.mark.docker
-OTHERS = sorted(set(INSTANCES) - {INI})[:2]
+CASSETTES = TASKS_CATALOG / "cassettes"
+SOLVED = sorted(iid for iid in INSTANCES if (CASSETTES / f"ref-{iid}.yaml").is_file())
+# Each solving cassette replayed on the next solved instance (a different repo and language).
+CROSSED = [(SOLVED[i], SOLVED[(i + 1) % len(SOLVED)]) for i in range(len(SOLVED))]
 
 
 def _layout(store, row):  # noqa: F811
     return store.layout(row.sweep_id, row.cell_key)
 
 
-def test_reference_resolves_what_its_cassette_solves(store, gateway):  # noqa: F811
-    row = attempt(INI, "reference", f"scripted/ref-{INI}", store, gateway)
-    assert (row.status, row.resolved) == (Status.RESOLVED, True)
-    assert row.usage["executor"].calls == 5 and row.usage["executor"].cost_usd > 0
-    assert len(read_ledger(_layout(store, row).ledger)) == 5
+def test_cassettes_cover_four_languages():
+    assert {INSTANCES[iid].language for iid in SOLVED} >= {"python", "go", "rust", "javascript"}
+
+
+@pytest.mark.parametrize("instance_id", SOLVED)
+def test_reference_resolves_what_its_cassette_solves(instance_id, store, gateway):  # noqa: F811
+    row = attempt(instance_id, "reference", f"scripted/ref-{instance_id}", store, gateway)
+    assert (row.status, row.resolved) == (Status.RESOLVED, True), row.error_message
+    calls = len(read_ledger(_layout(store, row).ledger))
+    assert row.usage["executor"].calls == calls > 0 and row.usage["executor"].cost_usd > 0
     assert json.loads((_layout(store, row).logs / "turn-0.json").read_text())["exit_status"] == "submitted"
 
 
-@pytest.mark.parametrize("other", OTHERS)
-def test_reference_cassette_does_not_solve_other_instances(other, store, gateway):  # noqa: F811
-    row = attempt(other, "reference", f"scripted/ref-{INI}", store, gateway)
-    assert row.resolved is False and row.status in (Status.EMPTY_PATCH, Status.UNRESOLVED)
+@pytest.mark.parametrize("cassette_of, instance_id", CROSSED)
+def test_reference_cassette_does_not_solve_other_instances(cassette_of, instance_id, store, gateway):  # noqa: F811
+    row = attempt(instance_id, "reference", f"scripted/ref-{cassette_of}", store, gateway)
+    assert row.resolved is False
+    assert row.status in (Status.EMPTY_PATCH, Status.UNRESOLVED, Status.APPLY_FAILED)
 
 
 def test_reference_with_a_wrong_fix_is_unresolved(store, gateway):  # noqa: F811
