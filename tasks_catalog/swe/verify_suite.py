@@ -1,6 +1,7 @@
 """Check every bundled instance for real: run its own eval_script at base (+ test_patch) and at
 base + gold patch, parse the log with swebench's parser, and compare with the row's test lists.
 
+    .venv/bin/python tasks_catalog/swe/verify_suite.py --runtime-images   # clawmark/<lang> images
     .venv/bin/python tasks_catalog/swe/verify_suite.py --image python=clawmark/python:abc ...
     .venv/bin/python tasks_catalog/swe/verify_suite.py --host   # toolchains on PATH (iteration)
 
@@ -129,6 +130,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--image", action="append", default=[], help="LANG=IMAGE (python, javascript, go, rust)")
     parser.add_argument("--host", action="store_true", help="run on the host toolchains instead of Docker")
+    parser.add_argument("--runtime-images", action="store_true",
+                        help="use the clawmark runtime image named by each row's runtime_image (built if missing)")
     parser.add_argument("--only", default="", help="substring of instance ids to check")
     args = parser.parse_args()
     images = dict(item.split("=", 1) for item in args.image)
@@ -137,6 +140,10 @@ def main() -> int:
         if args.only not in row["instance_id"]:
             continue
         image = None if args.host else images.get(row["language"])
+        if args.runtime_images:
+            from clawmark.runtime.images import ensure_image
+
+            image = ensure_image(row["runtime_image"])
         if not args.host and image is None:
             print(f"SKIP {row['instance_id']}: no --image for {row['language']}")
             continue

@@ -1,0 +1,3 @@
+module example.com/envfile
+
+go 1.19

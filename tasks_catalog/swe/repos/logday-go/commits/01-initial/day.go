@@ -1,0 +1,19 @@
+// Package logday turns Unix timestamps of log events into calendar days in local time
+// (the TZ environment variable decides which zone that is).
+package logday
+
+import "time"
+
+// DayLayout is how days are written: 2006-01-02.
+const DayLayout = "2006-01-02"
+
+// Day is the local calendar day of a Unix timestamp (seconds).
+func Day(ts int64) string {
+	return time.Unix(ts, 0).Format(DayLayout)
+}
+
+// DaysBetween is the number of calendar days from the day of a to the day of b
+// (0 for the same day, negative when b is earlier).
+func DaysBetween(a, b int64) int {
+	return int((b - a) / 86400)
+}

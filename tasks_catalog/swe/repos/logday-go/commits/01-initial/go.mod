@@ -1,0 +1,3 @@
+module example.com/logday
+
+go 1.19

@@ -1,0 +1,5 @@
+//! A fixed-capacity ring buffer for "last N items" windows (log tails, moving averages).
+
+pub mod ring;
+
+pub use ring::RingBuffer;
