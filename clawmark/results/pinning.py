@@ -28,7 +28,6 @@ def pin_config(store: ResultStore, sweep_id: str, config: Any, *, replace: bool 
         raise ConfigMismatch(sweep_id, pinned, offered, path)
     if pinned != offered:
         text = json.dumps({"config_hash": offered, "config": payload}, indent=2, sort_keys=True)
-        store.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
         store.publish(path, text.encode("utf-8"))
     return offered
 

@@ -67,12 +67,16 @@ class ResultStore:
     """Rows and artifact folders of every sweep under one root."""
 
     def __init__(self, root: str | os.PathLike[str], *, artifacts_root: str | Path | None = None,
-                 fsync: bool = True) -> None:
+                 fsync: bool = True, filesystem: pafs.FileSystem | None = None) -> None:
+        """`root`: a local folder or a URI; `filesystem`: any pyarrow filesystem (wrap an fsspec
+        one with `pafs.PyFileSystem(pafs.FSSpecHandler(fs))`), `root` then being a path in it."""
         text = os.fspath(root)
-        self.is_local = "://" not in text
+        self.is_local = filesystem is None and "://" not in text
         if self.is_local:
             self.fs: pafs.FileSystem = pafs.LocalFileSystem()
             self.root = str(Path(text).expanduser().resolve())
+        elif filesystem is not None:
+            self.fs, self.root = filesystem, text.rstrip("/")
         else:
             self.fs, self.root = pafs.FileSystem.from_uri(text)
         if artifacts_root is None and not self.is_local:
@@ -111,6 +115,7 @@ class ResultStore:
         if self.is_local:
             atomic_write_bytes(Path(path), data, fsync=self.fsync)
             return
+        self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)  # no-op on object stores
         with self.fs.open_output_stream(path) as out:
             out.write(data)
 

@@ -166,3 +166,34 @@ def test_resume_with_a_different_config_is_refused(store):
         store.pin_config("sweep-1", {"budget_s": 60, "claws": ["nop"]})
     assert store.pin_config("sweep-1", {"budget_s": 60}, replace=True) != first
     assert store.pin_config("sweep-2", {"budget_s": 60}) != first
+
+
+def test_a_filesystem_uri_root_uses_the_generic_path(tmp_path):
+    # file:// goes through pyarrow.fs.FileSystem.from_uri like s3:// or gs:// would
+    store = ResultStore(f"file://{tmp_path}/remote", artifacts_root=tmp_path / "cells")
+    assert not store.is_local
+    a, b = example_row(seed=0), example_row(seed=1)
+    store.write(a)
+    store.write(b)
+    store.write(a)
+    assert store.has("sweep-1", a.cell_key) and len(store.read()) == 2
+    assert store.compact("sweep-1") == 2 and len(store.read()) == 2 and store.cell_files("sweep-1") == []
+    assert (tmp_path / "remote" / "rows" / "sweep-1" / "_compacted.parquet").is_file()
+
+
+def test_a_remote_root_needs_a_local_artifacts_root(tmp_path):
+    with pytest.raises(ValueError, match="artifacts_root"):
+        ResultStore(f"file://{tmp_path}/remote")
+
+
+def test_an_fsspec_filesystem_plugs_in(tmp_path):
+    import fsspec
+    import pyarrow.fs as pafs
+
+    memory = pafs.PyFileSystem(pafs.FSSpecHandler(fsspec.filesystem("memory")))
+    store = ResultStore("/clawmark-test", filesystem=memory, artifacts_root=tmp_path / "cells")
+    row = example_row()
+    store.write(row)
+    store.write(row)
+    assert store.completed_cells("sweep-1") == {row.cell_key} and list(store.read()["cell_key"]) == [row.cell_key]
+    assert store.pin_config("sweep-1", {"a": 1}) == store.pin_config("sweep-1", {"a": 1})
