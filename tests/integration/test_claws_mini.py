@@ -9,7 +9,7 @@ import pytest
 
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
-from tests.integration.attempt_support import INI, INSTANCES, attempt, gateway, store  # noqa: F401
+from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 
@@ -26,6 +26,14 @@ def test_mini_swe_agent_fix_is_extracted_and_resolves(store, gateway):  # noqa: 
     ledger = read_ledger(layout.ledger)
     assert len(ledger) == 4 and {r.model for r in ledger} == {f"scripted/mini-{INI}"}
     assert row.usage["executor"].calls == 4 and turn["usage"]["calls"] == 4  # claw report agrees
+
+
+def test_mini_swe_agent_runs_in_an_image_of_another_language(store, gateway):  # noqa: F811
+    go_instance = "clawmark-fixtures__lrucache-go-1"  # Go image: the venv rides on the base python3
+    row = attempt(go_instance, "mini-swe-agent", f"scripted/mini-{go_instance}", store, gateway)
+    assert (row.status, row.resolved) == (Status.RESOLVED, True), row.error_message
+    traj = json.loads((store.layout(row.sweep_id, row.cell_key).transcript / "traj.json").read_text())
+    assert "build-ok" in json.dumps(traj["messages"])
 
 
 def test_mini_swe_agent_step_limit_is_typed_and_still_graded(store, gateway):  # noqa: F811
