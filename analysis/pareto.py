@@ -7,12 +7,12 @@ the front (it cannot be compared), but it stays in the points table.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from analysis.bootstrap import nan_interval, paired_draws, task_matrices, weighted_mean
 from analysis.metrics import GROUP, pass_at_1
 
 
@@ -55,34 +55,12 @@ def front_share(frame: pd.DataFrame, by: Sequence[str] = GROUP, *, n_boot: int =
     on the same tasks; per group, pass@1 and cost of a draw average its measured (resp. priced)
     tasks with the draw's multiplicities. A group with no measured task in a draw is off the front.
     """
-    rates, costs, groups = _task_matrices(frame, by)
-    draws = np.random.default_rng(seed).multinomial(rates.shape[1], np.full(rates.shape[1], 1 / rates.shape[1]),
-                                                    size=n_boot) if rates.size else np.zeros((n_boot, 0))
-    accuracy, cost = _weighted_mean(draws, rates), _weighted_mean(draws, costs)
+    rates, costs, groups = task_matrices(frame, by)
+    draws = paired_draws(rates.shape[1], n_boot, seed)
+    accuracy, cost = weighted_mean(draws, rates), weighted_mean(draws, costs)
     share = _on_front(cost, accuracy).mean(axis=0)
-    with warnings.catch_warnings():  # an unpriced group has an all-NaN cost column: NaN interval
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanpercentile(cost, [2.5, 97.5], axis=0) if len(groups) else (np.array([]), np.array([]))
+    low, high = nan_interval(cost)  # an unpriced group gets a NaN interval
     return groups.assign(front_share=share, cost_low=low, cost_high=high)
-
-
-def _task_matrices(frame: pd.DataFrame, by: Sequence[str]):
-    """(rates G×T, mean priced cost G×T, group labels); NaN where a group lacks the task."""
-    measured = frame["passed"].notna()
-    work = pd.DataFrame({**{col: frame[col] for col in (*by, "task_id")},
-                         "rate": frame["passed"].astype("Float64").where(measured).astype(float),
-                         "cost": frame["cost_usd"].astype(float)})
-    per_task = work.groupby([*by, "task_id"], observed=True).mean()
-    rates = per_task["rate"].unstack("task_id")
-    costs = per_task["cost"].unstack("task_id").reindex_like(rates)
-    return rates.to_numpy(dtype=float), costs.to_numpy(dtype=float), rates.index.to_frame(index=False)
-
-
-def _weighted_mean(draws: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """B×T draw counts with G×T values (NaN = absent) → B×G means over present tasks."""
-    present = ~np.isnan(values)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (draws @ np.where(present, values, 0.0).T) / (draws @ present.T.astype(float))
 
 
 def _on_front(cost: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
