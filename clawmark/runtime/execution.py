@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from docker.utils.socket import STDERR, frames_iter
 
 KILL_GRACE_S = 5.0
+POLL_S = 1.0
+DRAIN_S = 0.5
 MARKER_VAR = "CLAWMARK_EXEC_ID"
 
 
@@ -75,20 +77,35 @@ def run_exec(api, container_id: str, argv: list[str], timeout_s: float, *, workd
     sock = api.exec_start(exec_id, socket=True)
     reader = threading.Thread(target=_pump, args=(sock, out, err), daemon=True)
     reader.start()
-    reader.join(timeout_s)
-    timed_out = reader.is_alive()
+    timed_out = not _wait(api, exec_id, reader, started + timeout_s)
     if timed_out:
         # The kill runs beside the wait so a frozen container cannot stretch the deadline.
         threading.Thread(target=_kill_tree, args=(api, container_id, token), daemon=True).start()
         reader.join(KILL_GRACE_S)
-    if reader.is_alive():
-        _kill_container(api, container_id)  # e.g. a fork bomb left no pid for the kill exec
-        reader.join(KILL_GRACE_S)
+        if reader.is_alive():
+            _kill_container(api, container_id)  # e.g. a fork bomb left no pid for the kill exec
+            reader.join(KILL_GRACE_S)
     _close(sock)
     reader.join(1.0)
     duration = time.monotonic() - started
     exit_code = None if timed_out else _exit_code(api, exec_id)
     return ExecResult(exit_code, out.text(), err.text(), duration, timed_out, bool(out.dropped or err.dropped))
+
+
+def _wait(api, exec_id: str, reader: threading.Thread, deadline: float) -> bool:
+    """Wait for the output to end or the command to exit; False when the deadline passed.
+
+    A background child that inherited stdout (`server &`) keeps the stream open after the
+    command exits; waiting for end-of-stream would then always hit the deadline.
+    """
+    while (remaining := deadline - time.monotonic()) > 0:
+        reader.join(min(POLL_S, remaining))
+        if not reader.is_alive():
+            return True
+        if not api.exec_inspect(exec_id).get("Running"):
+            reader.join(DRAIN_S)  # let the last bytes the command wrote arrive
+            return True
+    return not reader.is_alive()
 
 
 def _pump(sock, out: _BoundedBuffer, err: _BoundedBuffer) -> None:

@@ -154,3 +154,11 @@ def test_fork_bomb_cannot_outlive_its_deadline(python_image, docker_client):
             time.sleep(1)
             assert sb.exec("ps -eo args | grep -c '^sleep 100' || true", timeout_s=30).stdout.strip() == "0"
     assert result.timed_out and elapsed < 30
+
+
+def test_command_that_leaves_a_background_child_returns_when_it_exits(python_image):
+    with sandbox(python_image) as sb:
+        result = sb.exec("sleep 120 & echo started", timeout_s=60)
+        child_alive = sb.exec("ps -eo args | grep -c '^sleep 120'", timeout_s=30).stdout.strip()
+    assert (result.exit_code, result.stdout, result.timed_out) == (0, "started\n", False)
+    assert result.duration_s < 10 and child_alive == "1"
