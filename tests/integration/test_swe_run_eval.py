@@ -18,6 +18,7 @@ INSTANCES = load_instances(TASKS_CATALOG / "swe" / "instances.jsonl")
 BY_ID = {i.instance_id: i for i in INSTANCES}
 IDS = sorted(BY_ID)
 FRESH = EvalConfig(reuse_reports=False, timeout_s=600)
+ONE_PER_LANGUAGE = sorted({i.language: i.instance_id for i in INSTANCES}.values())  # keeps suite time down
 
 
 def _reversed_gold(instance, tmp_path) -> str:
@@ -64,7 +65,7 @@ def test_reversed_gold_patch_does_not_resolve(iid, tmp_path, docker_client):
         assert outcome.report[iid]["tests_status"]["FAIL_TO_PASS"]["failure"]
 
 
-@pytest.mark.parametrize("iid", IDS)
+@pytest.mark.parametrize("iid", ONE_PER_LANGUAGE)
 def test_patch_that_applies_but_fixes_nothing_is_unresolved(iid, tmp_path, docker_client):
     unrelated = ("diff --git a/CLAWMARK_NOTES.md b/CLAWMARK_NOTES.md\nnew file mode 100644\n"
                  "--- /dev/null\n+++ b/CLAWMARK_NOTES.md\n@@ -0,0 +1 @@\n+looked at it, changed nothing\n")
