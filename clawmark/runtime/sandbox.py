@@ -4,7 +4,6 @@ leaked sandbox dies by itself even if nobody (janitor included) removes it."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Literal
 
