@@ -156,15 +156,27 @@ class AttemptRow(BaseModel):
             self.error_kind = DEFAULT_ERROR_KIND[self.status]
 
     def _derive_outcome(self) -> None:
-        expected = None if is_error(self.status) else self.status in SUCCESS_STATUSES
+        expected = self._expected_passed()
         if self.passed is None:
             self.passed = expected
         elif self.passed != expected:
-            raise RowInvalid(f"status {self.status} requires passed={expected}, got passed={self.passed}")
+            raise RowInvalid(f"status {self.status} with score {self.score} / threshold {self.threshold} "
+                             f"requires passed={expected}, got passed={self.passed}")
         if self.track is Track.PATCH:
             if self.resolved is None:
                 self.resolved = expected
             elif self.resolved != expected:
                 raise RowInvalid(f"status {self.status} requires resolved={expected}, got {self.resolved}")
-        if self.passed and self.track is Track.CLOSED_LOOP and not self.score >= self.threshold:
+        if self.status is Status.PASS and not self.passed:
             raise RowInvalid(f"pass needs score >= threshold, got {self.score} < {self.threshold}")
+
+    def _expected_passed(self) -> bool | None:
+        """closed-loop.md: passed = best score >= threshold unless the status is an error (null)
+        or executor_incomplete; a budget or global-timeout stop keeps a pass already earned."""
+        if is_error(self.status):
+            return None
+        if self.track is Track.PATCH:
+            return self.status in SUCCESS_STATUSES
+        if self.status is Status.EXECUTOR_INCOMPLETE:
+            return False
+        return bool(self.score >= self.threshold)  # NaN compares False: unscored never passes

@@ -83,7 +83,9 @@ VIEW_ONLY_STATUSES: frozenset[Status] = frozenset({Status.RUNNING, Status.MISSIN
 # The attempt produced no fair measurement: passed/resolved stay null, score stays NaN.
 ERROR_STATUSES: frozenset[Status] = _SHARED | {Status.PRE_EXEC_FAILED, Status.EVAL_ERROR}
 
-# Statuses that are a success; every other non-error status is a measured failure.
+# Statuses that are a success by themselves. Patch: every other non-error status is a measured
+# failure. Closed-loop: `passed` is the best score against the threshold (closed-loop.md), so a
+# budget_exhausted / global_timeout / fail row may still carry passed=True; count the boolean.
 SUCCESS_STATUSES: frozenset[Status] = frozenset({Status.PASS, Status.RESOLVED})
 
 DEFAULT_ERROR_KIND: dict[Status, ErrorKind] = {

@@ -41,7 +41,17 @@ def test_status_pass_with_score_under_threshold_is_rejected():
 
 def test_passed_contradicting_status_is_rejected():
     with pytest.raises(pydantic.ValidationError, match="requires passed=False"):
-        example_row(status="fail", passed=True)
+        example_row(status="fail", score=0.2, passed=True)
+    with pytest.raises(pydantic.ValidationError, match="requires passed=True"):
+        example_row(status="resolved", track="patch", passed=False)
+
+
+def test_closed_loop_passed_follows_best_score_unless_incomplete():
+    # closed-loop.md: passed = best score >= threshold and the status is not an error or incomplete
+    assert example_row(status="budget_exhausted", score=0.95, threshold=0.9).passed is True
+    assert example_row(status="global_timeout", score=0.5, threshold=0.9).passed is False
+    assert example_row(status="executor_incomplete", score=0.95, threshold=0.9).passed is False
+    assert example_row(status="fail", score=math.nan, threshold=0.9).passed is False
 
 
 def test_status_must_belong_to_the_track():
