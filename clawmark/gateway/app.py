@@ -28,6 +28,9 @@ def model_error_response(err: ModelError) -> JSONResponse:
     return error_response(_HTTP_STATUS.get(err.kind, 502), str(err), err.kind, code)
 
 
+DONE = b"data: [DONE]\n\n"
+
+
 def _sse(data: dict) -> bytes:
     return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
 
@@ -58,16 +61,29 @@ class GatewayApp:
         first = await anext(stream)  # upstream errors surface here, as a proper HTTP status
         return StreamingResponse(self._relay(first, stream, wants_usage), media_type="text/event-stream")
 
-    async def _relay(self, first: dict, stream: AsyncIterator[dict], wants_usage: bool) -> AsyncIterator[bytes]:
+    async def _relay(self, first: list[dict], stream: AsyncIterator[list[dict]], wants_usage: bool) -> AsyncIterator[bytes]:
+        """One write per batch; [DONE] rides with the final usage chunk (socket sends dominate a hop)."""
+        done = False
         try:
-            yield _sse(first)
-            async for chunk in stream:
-                if chunk.get("usage") and not chunk.get("choices") and not wants_usage:
-                    continue
-                yield _sse(chunk)
+            batch = first
+            while True:
+                out = []
+                for chunk in batch:
+                    is_usage = bool(chunk.get("usage")) and not chunk.get("choices")
+                    if not is_usage or wants_usage:
+                        out.append(_sse(chunk))
+                    if is_usage:
+                        out.append(DONE)
+                        done = True
+                if out:
+                    yield b"".join(out)
+                batch = await anext(stream)
+        except StopAsyncIteration:
+            pass
         except ModelError as err:  # broken half-way: tell the claw in-band, the ledger has it already
             yield _sse({"error": {"message": str(err), "type": err.kind}})
-        yield b"data: [DONE]\n\n"
+        if not done:
+            yield DONE
 
     def models(self, route: AttemptRoute, role: str) -> dict:
         model = route.model_for(role, None)

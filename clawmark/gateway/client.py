@@ -5,6 +5,7 @@ typed errors, budget check before the call, one UsageRecord per call in the atte
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
@@ -12,6 +13,7 @@ from typing import Any, AsyncIterator
 import litellm
 from pydantic import BaseModel, Field
 
+from clawmark.gateway import passthrough
 from clawmark.gateway.budget import Budget
 from clawmark.gateway.errors import ModelError
 from clawmark.gateway.ledger import Ledger, UsageRecord
@@ -66,6 +68,14 @@ class _Call:
         # We retry ourselves (typed, Retry-After aware); litellm and the openai SDK must not.
         return kwargs | {"timeout": self.config.timeout_s, "max_retries": 0, "num_retries": 0}
 
+    def direct(self, messages: list[dict], tools: list | None, params: dict[str, Any]):
+        """(target, body) for the passthrough path, or (None, None) for litellm."""
+        target = passthrough.direct_target(self.model, params)
+        if target is None:
+            return None, None
+        body = {k: v for k, v in params.items() if k in passthrough.OPENAI_BODY_PARAMS} | {"messages": messages}
+        return target, body | ({"tools": tools} if tools else {})
+
     def check_budget(self) -> None:
         if self.budget is None:
             return
@@ -87,10 +97,11 @@ class _Call:
 
     def record(self, usage: dict | None, err: ModelError | None = None) -> UsageRecord:
         tokens = usage_tokens(usage or {})
+        priced = {k: tokens[k] for k in ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")}
+        # A reply without usage spent unknown tokens: its cost is missing (NaN), not zero.
+        cost = math.nan if usage is None and err is None else self.prices.cost(self.model, **priced)
         record = UsageRecord(
-            attempt_id=self.attempt_id, role=self.role, model=self.model, **tokens,
-            cost_usd=self.prices.cost(self.model, **{k: tokens[k] for k in
-                                                     ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")}),
+            attempt_id=self.attempt_id, role=self.role, model=self.model, **tokens, cost_usd=cost,
             latency_s=time.perf_counter() - self.started, status=err.kind if err else "ok",
             retries=self.retries, stream=self.stream, error=str(err)[:500] if err else None)
         if self.budget is not None:
@@ -137,9 +148,13 @@ async def acomplete(*, role: str, attempt_id: str, model: str, messages: list[di
     call = _Call(role, attempt_id, model, ledger, budget, config, prices)
     call.check_budget()
     kwargs = call.litellm_kwargs(messages, tools, params)
+    target, body = call.direct(messages, tools, params)
     while True:
         try:
-            response = (await litellm.acompletion(**kwargs)).model_dump()
+            if target is not None:
+                response = await passthrough.post(target, body, call.config.timeout_s)
+            else:
+                response = (await litellm.acompletion(**kwargs)).model_dump()
         except Exception as exc:  # noqa: BLE001 - classified by to_model_error
             await asyncio.sleep(call.next_delay(exc))
         else:
@@ -150,43 +165,59 @@ async def acomplete(*, role: str, attempt_id: str, model: str, messages: list[di
 async def astream(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
                   ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
                   prices: PriceTable | None = None, recorder: CassetteRecorder | None = None,
-                  **params: Any) -> AsyncIterator[dict]:
-    """Streamed chat completion: yields OpenAI chunk dicts, the last one carrying usage.
-    Retries happen only before the first chunk; the record is written when the stream ends."""
+                  **params: Any) -> AsyncIterator[list[dict]]:
+    """Streamed chat completion: yields batches (lists) of OpenAI chunk dicts — what arrived
+    together — the last chunk carrying usage. Retries happen only before the first batch; the
+    record is written when the stream ends."""
     call = _Call(role, attempt_id, model, ledger, budget, config, prices, stream=True)
     call.check_budget()
-    kwargs = call.litellm_kwargs(messages, tools, params) | {"stream": True, "stream_options": {"include_usage": True}}
+    streaming = {"stream": True, "stream_options": {"include_usage": True}}
+    kwargs = call.litellm_kwargs(messages, tools, params) | streaming
+    target, body = call.direct(messages, tools, params)
     while True:
         try:
-            stream = await litellm.acompletion(**kwargs)
+            if target is not None:
+                stream = passthrough.post_stream(target, body | streaming, call.config.timeout_s)
+            else:
+                stream = _dumped(await litellm.acompletion(**kwargs))
             first = await anext(stream)
         except Exception as exc:  # noqa: BLE001 - classified by to_model_error
             await asyncio.sleep(call.next_delay(exc))
         else:
             break
     usage, recorded, seen = None, False, []
+
+    def finish(err: ModelError | None = None) -> None:
+        nonlocal recorded
+        if not recorded:
+            recorded = True
+            if recorder is not None and err is None:
+                recorder.record(messages, assemble_message(seen), usage)
+            call.record(usage, err)
+
     try:
-        chunk = first
+        batch = first
         while True:
-            data = chunk.model_dump()
-            usage = data.get("usage") or usage
+            usage = next((c["usage"] for c in reversed(batch) if c.get("usage")), usage)
             if recorder is not None:
-                seen.append(data)
-            yield data
-            chunk = await anext(stream)
+                seen.extend(batch)
+            if usage is not None and not batch[-1].get("choices"):
+                finish()  # the final usage chunk: record before the caller may hang up
+            yield batch
+            batch = await anext(stream)
     except StopAsyncIteration:
-        if recorder is not None:
-            recorder.record(messages, assemble_message(seen), usage)
-        call.record(usage)
-        recorded = True
+        finish()
     except Exception as exc:  # noqa: BLE001 - a stream broken half-way is recorded, then re-raised typed
         err = to_model_error(exc)
-        call.record(usage, err)
-        recorded = True
+        finish(err)
         raise err from exc
-    finally:
-        if not recorded:  # consumer went away (client disconnect): tokens were still spent
-            call.record(usage, ModelError("stream abandoned by the caller"))
+    finally:  # consumer went away (client disconnect) before the end: tokens were still spent
+        finish(ModelError("stream abandoned by the caller"))
+
+
+async def _dumped(stream) -> AsyncIterator[list[dict]]:
+    async for chunk in stream:
+        yield [chunk.model_dump()]
 
 
 def _record_reply(recorder: CassetteRecorder | None, messages: list[dict], response: dict) -> None:

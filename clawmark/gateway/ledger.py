@@ -9,7 +9,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 TOKEN_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens")
 
@@ -32,6 +32,11 @@ class UsageRecord(BaseModel):
     ts: float = Field(default_factory=time.time, description="Unix time the call ended.")
     stream: bool = False
     error: str | None = None
+
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def _null_is_nan(cls, value: object) -> object:
+        return math.nan if value is None else value  # JSON has no NaN: unpriced is written as null
 
 
 class Ledger:

@@ -11,17 +11,14 @@ from typing import Any
 
 from clawmark.gateway.budget import Budget
 from clawmark.gateway.ledger import Ledger
+from clawmark.gateway.passthrough import OPENAI_BODY_PARAMS
 from clawmark.gateway.recording import CassetteRecorder
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 # Request fields a claw may set; anything else (api_base, api_key, model_list, ...) is dropped so
 # a claw cannot redirect the call or bill another key.
-CLAW_PARAMS = frozenset({
-    "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "tool_choice", "response_format",
-    "seed", "parallel_tool_calls", "presence_penalty", "frequency_penalty", "logit_bias", "user",
-    "reasoning_effort",
-})
+CLAW_PARAMS = OPENAI_BODY_PARAMS
 
 
 class UnknownAttempt(LookupError):

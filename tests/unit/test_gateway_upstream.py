@@ -1,0 +1,69 @@
+"""The gateway's own upstream path (a claw's call, relayed by the gateway to a fake provider over
+real HTTP), both through the direct OpenAI-compatible passthrough and through litellm: 429 with
+Retry-After then 200 is retried after waiting, 401 is not retried and reaches the claw as 401,
+a stream without usage is recorded with cost NaN (missing, not zero)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import httpx
+import pytest
+
+from clawmark.gateway.client import ClientConfig
+from clawmark.gateway.ledger import read_ledger
+from clawmark.gateway.prices import Price
+from clawmark.gateway.server import GatewayConfig, GatewayServer
+from tests.unit.gateway_fakes import FakeUpstream
+
+BODY = {"model": "ignored", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.fixture(params=["passthrough", "litellm"])
+def path(request, monkeypatch):
+    monkeypatch.setenv("CLAWMARK_GATEWAY_PASSTHROUGH", "1" if request.param == "passthrough" else "0")
+    return request.param
+
+
+def serve(tmp_path, upstream: FakeUpstream) -> GatewayServer:
+    config = GatewayConfig(ledger_dir=tmp_path, client=ClientConfig(backoff_base_s=0.05, max_retries=3, timeout_s=10))
+    gw = GatewayServer(config).start()
+    gw.register_attempt("u1", model="openai/fake", params={"api_base": upstream.base_url, "api_key": "sk-fake"})
+    return gw
+
+
+def test_429_then_200_is_retried_after_retry_after(tmp_path, path):
+    with FakeUpstream([(429, {"Retry-After": "1"})]) as upstream:
+        gw = serve(tmp_path, upstream)
+        started = time.monotonic()
+        reply = httpx.post(gw.base_url("u1", "executor") + "/chat/completions", json=BODY, timeout=30)
+        elapsed = time.monotonic() - started
+        gw.stop()
+    assert reply.status_code == 200 and reply.json()["choices"][0]["message"]["content"] == "hello from upstream"
+    assert len(upstream.requests) == 2 and elapsed >= 1.0
+    assert upstream.requests[0]["model"] == "fake"
+    [record] = read_ledger(gw.ledger_path("u1"))
+    assert record.retries == 1 and record.status == "ok" and record.cached_tokens == 600
+
+
+def test_401_is_not_retried_and_reaches_the_claw(tmp_path, path):
+    with FakeUpstream([(401, {}), (401, {})]) as upstream:
+        gw = serve(tmp_path, upstream)
+        reply = httpx.post(gw.base_url("u1", "executor") + "/chat/completions", json=BODY | {"stream": True}, timeout=30)
+        gw.stop()
+    assert reply.status_code == 401 and reply.json()["error"]["type"] == "auth_error"
+    assert len(upstream.requests) == 1
+    assert read_ledger(gw.ledger_path("u1"))[0].status == "auth_error"
+
+
+def test_stream_without_usage_costs_nan_not_zero(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAWMARK_PRICES", "")  # scripted price applies; the upstream is what lacks usage
+    with FakeUpstream(stream_usage=False) as upstream:
+        gw = serve(tmp_path, upstream)
+        reply = httpx.post(gw.base_url("u1", "executor") + "/chat/completions", json=BODY | {"stream": True}, timeout=30)
+        gw.stop()
+    assert reply.status_code == 200 and reply.text.rstrip().endswith("data: [DONE]")
+    [record] = read_ledger(gw.ledger_path("u1"))
+    assert record.status == "ok" and math.isnan(record.cost_usd)
+    assert Price(input=1, output=1).cached_input is None  # unset cache price falls back to input price
