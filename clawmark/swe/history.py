@@ -36,14 +36,15 @@ git for-each-ref --format='%(refname)' | while IFS= read -r ref; do git update-r
   | while IFS= read -r s; do git config --remove-section "$s"; done
 git checkout -q -b @BRANCH@
 rm -rf .git/ORIG_HEAD .git/FETCH_HEAD .git/MERGE_HEAD .git/CHERRY_PICK_HEAD .git/REVERT_HEAD \
-  .git/AUTO_MERGE .git/BISECT_* .git/rebase-merge .git/rebase-apply .git/refs/original .git/rr-cache
+  .git/AUTO_MERGE .git/BISECT_* .git/rebase-merge .git/rebase-apply .git/refs/original .git/rr-cache \
+  .git/COMMIT_EDITMSG .git/MERGE_MSG .git/SQUASH_MSG .git/info/refs .git/gitk.cache
 if [ -s .git/objects/info/alternates ]; then git repack -a -d -q; rm -f .git/objects/info/alternates; fi
 rm -f .git/objects/pack/*.keep
 git reflog expire --expire=now --expire-unreachable=now --all
 git -c gc.reflogExpire=now -c gc.reflogExpireUnreachable=now -c gc.pruneExpire=now \
-  -c gc.worktreePruneExpire=now gc --prune=now --quiet
+  -c gc.worktreePruneExpire=now -c repack.updateServerInfo=false gc --prune=now --quiet
 git pack-refs --all --prune
-rm -rf .git/logs
+rm -rf .git/logs .git/info/refs
 """
 
 _VERIFY = r"""
@@ -58,7 +59,8 @@ git log --all --format=%H | sort -u | comm -23 - "$anc" | head -20 | sed 's/^/LE
 git reflog show --all --format=%H 2>/dev/null | sort -u | comm -23 - "$anc" | head -20 \
   | sed 's/^/LEAK reflog holds commit /'
 [ -z "$(git stash list 2>/dev/null)" ] || echo "LEAK stash entries present"
-for f in FETCH_HEAD ORIG_HEAD MERGE_HEAD; do [ ! -e ".git/$f" ] || echo "LEAK .git/$f present"; done
+for f in FETCH_HEAD ORIG_HEAD MERGE_HEAD COMMIT_EDITMSG MERGE_MSG info/refs; do
+  [ ! -e ".git/$f" ] || echo "LEAK .git/$f present"; done
 git rev-list --objects "$base" | cut -d' ' -f1 | sort -u > "$objs"
 git cat-file --batch-all-objects --batch-check='%(objectname)' | sort -u | comm -23 - "$objs" | head -20 \
   | sed 's/^/LEAK object not reachable from the base: /'

@@ -42,4 +42,6 @@ def repo_with_future(tmp: Path) -> tuple[Path, str, str]:
     git(repo, "stash", "-q")
     git(repo, "fetch", "-q", "origin")
     git(repo, "notes", "add", "-m", "fix is in " + fix, base)
+    git(repo, "update-server-info")  # .git/info/refs lists every ref with its sha
+    (repo / ".git" / "COMMIT_EDITMSG").write_text("fix add\n")
     return repo, base, fix

@@ -26,6 +26,7 @@ def test_unstripped_repo_is_reported_as_leaking(tmp_path):
     assert f"git log --all shows commit {fix}" in text
     assert "refs/tags/v1.0" in text and "refs/remotes/origin/main" in text
     assert "stash entries present" in text and f"fix object {fix} present" in text
+    assert ".git/info/refs present" in text and ".git/COMMIT_EDITMSG present" in text
     with pytest.raises(HistoryLeak):
         verify_history(HostShell(repo, GIT_ENV), base, [fix], workdir=str(repo))
 
@@ -43,7 +44,8 @@ def test_after_strip_no_command_finds_the_fix(tmp_path):
     assert _git_rc(repo, "cat-file", "-e", fix)[0] != 0
     rc, out = _git_rc(repo, "grep", "FIXED", *git(repo, "rev-list", "--all").split())
     assert "FIXED" not in out
-    assert not (repo / ".git" / "FETCH_HEAD").exists() and not (repo / ".git" / "ORIG_HEAD").exists()
+    for leftover in ("FETCH_HEAD", "ORIG_HEAD", "COMMIT_EDITMSG", "info/refs", "logs"):
+        assert not (repo / ".git" / leftover).exists(), leftover
 
 
 def test_no_dangling_object_of_the_fix_survives(tmp_path):
