@@ -48,9 +48,7 @@ def extract_patch(shell: Shell, base_commit: str, workdir: str = REPO_DIR,
     for chunk in _chunks(binaries):
         run_step(shell, "unstage binaries", f"git --literal-pathspecs reset -q {q(base_commit)} -- {_words(chunk)}",
                  STEP_TIMEOUT_S, workdir)
-    raw = run_step(shell, "git diff", f"{_DIFF} --cached {q(base_commit)}", STEP_TIMEOUT_S, workdir)
-    if len(raw.encode()) > max_bytes:
-        raise PatchTooLarge(len(raw.encode()), max_bytes)
+    raw = _diff_against(shell, base_commit, workdir, max_bytes)
     cleaned = clean_patch(raw)
     dropped = {**{path: "nested repository" for path in nested}, **cleaned.dropped_files}
     return ExtractedPatch(cleaned.clean, raw, dropped, tuple(binaries))
@@ -64,6 +62,19 @@ def _exclude_nested_repos(shell: Shell, workdir: str) -> list[str]:
               "printf '/%s/\\n' \"$d\" >> .git/info/exclude; printf '%s\\n' \"$d\"; done")
     return run_step(shell, "exclude nested repositories", f"mkdir -p .git/info && {script}",
                     STEP_TIMEOUT_S, workdir).splitlines()
+
+
+def _diff_against(shell: Shell, base_commit: str, workdir: str, max_bytes: int) -> str:
+    """The staged diff, written to a temp file and read back (an exec's output is capped)."""
+    script = (f"f=$(mktemp) && {_DIFF} --cached {q(base_commit)} > \"$f\" "
+              "&& printf '%s\\n' \"$f\" && wc -c < \"$f\"")
+    path, size = run_step(shell, "git diff", script, STEP_TIMEOUT_S, workdir).split()
+    try:
+        if int(size) > max_bytes:
+            raise PatchTooLarge(int(size), max_bytes)
+        return shell.read_file(path).decode("utf-8", errors="replace")  # predictions are JSON text
+    finally:
+        shell.exec(f"rm -f {q(path)}", timeout_s=30, workdir=workdir)
 
 
 def staged_binaries(shell: Shell, base_commit: str, workdir: str = REPO_DIR) -> list[str]:

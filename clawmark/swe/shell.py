@@ -1,8 +1,8 @@
 """The one seam between the patch-task steps and wherever the repository lives.
 
 History stripping, patch extraction and the apply chain are shell command sequences run through
-`Shell.exec(cmd, timeout_s, workdir=None)`. A `clawmark.runtime.sandbox.Sandbox` satisfies it as
-is (same signature); `HostShell` runs the same commands on the host with `bash -c`, which is how
+`Shell.exec(cmd, timeout_s, workdir=None)` (+ `read_file(path)` for outputs too big for an exec's
+output cap). A `clawmark.runtime.sandbox.Sandbox` satisfies it as is (same signatures); `HostShell` runs the same commands on the host with `bash -c`, which is how
 the unit tests exercise the real scripts against temporary git repositories.
 """
 
@@ -29,6 +29,8 @@ class ExecResultLike(Protocol):
 
 class Shell(Protocol):
     def exec(self, cmd: str, timeout_s: float, workdir: str | None = None) -> ExecResultLike: ...
+
+    def read_file(self, path: str) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,9 @@ class HostShell:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout or ""
             return HostResult(None, out, "", time.monotonic() - started, timed_out=True)
         return HostResult(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+
+    def read_file(self, path: str) -> bytes:
+        return Path(path).read_bytes()
 
 
 def run_step(shell: Shell, step: str, cmd: str, timeout_s: float, workdir: str | None = None) -> str:

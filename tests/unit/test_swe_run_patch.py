@@ -133,3 +133,15 @@ def test_tiny_text_files_are_not_mistaken_for_binaries(tmp_path):
     _write(repo, "tiny.bin", b"\x00")
     patch = _extract(repo, base)
     assert _files(patch.clean) == {"VERSION"} and patch.unstaged_binaries == ("tiny.bin",)
+
+
+def test_oversized_patch_is_a_typed_error(tmp_path):
+    import pytest
+
+    from clawmark.swe.errors import PatchTooLarge
+
+    repo, base = _repo(tmp_path)
+    _write(repo, "dump.log", "log line\n" * 20_000)
+    with pytest.raises(PatchTooLarge) as info:
+        extract_patch(HostShell(repo, GIT_ENV), base, workdir=str(repo), max_bytes=100_000)
+    assert info.value.size > 100_000
