@@ -85,6 +85,7 @@ class GradeResult(BaseModel):
     tests_status: dict[str, dict[str, list[str]]] | None
     no_result_reason: NoResult | None
     parsed: dict[str, TestStatus]
+    test_exit_code: int | None = None  # as the eval script recorded it, when it did
 
 
 def grade(instance: Any, log_text: str) -> GradeResult:
@@ -94,14 +95,15 @@ def grade(instance: Any, log_text: str) -> GradeResult:
         raise GradingError(f"instance {instance.instance_id}: no log_parser to read its test log with")
     eval_type = _eval_type(instance)
     parsed, reason = read_test_output(parser_name, log_text, instance.instance_id)
+    exit_code = recorded_exit_code(log_text)
     if reason is not None:
         return GradeResult(resolved=False, resolution=None, tests_status=None,
-                           no_result_reason=reason, parsed=parsed)
+                           no_result_reason=reason, parsed=parsed, test_exit_code=exit_code)
     status = tests_status(parsed, _test_list(instance, FAIL_TO_PASS), _test_list(instance, PASS_TO_PASS),
                           eval_type)
     resolution = resolution_of(status)
     return GradeResult(resolved=resolution is Resolution.FULL, resolution=resolution,
-                       tests_status=status, no_result_reason=None, parsed=parsed)
+                       tests_status=status, no_result_reason=None, parsed=parsed, test_exit_code=exit_code)
 
 
 def read_test_output(parser_name: str, log_text: str, instance_id: str = "") -> tuple[StatusMap, NoResult | None]:

@@ -43,13 +43,14 @@ NO_RESULT_LOGS = {
 def test_untrustworthy_log_gives_typed_no_result_like_swebench(case, tmp_path):
     log, expected = NO_RESULT_LOGS[case]
     assert reason(GO_ROW, log) is expected
+    assert grade(SimpleNamespace(**GO_ROW), log).resolution is None
     assert our_grade(GO_ROW, log) is None
     assert swebench_grade(GO_ROW, log, tmp_path) is None
 
 
 def test_nonzero_exit_with_a_failing_test_is_an_ordinary_grade(tmp_path):
     log = (LOGS / "gotest.log").read_text()
-    assert recorded_exit_code(log) == 1
+    assert recorded_exit_code(log) == grade(SimpleNamespace(**GO_ROW), log).test_exit_code == 1
     assert our_grade(GO_ROW, log) == swebench_grade(GO_ROW, log, tmp_path) is not None
 
 
