@@ -69,11 +69,12 @@ def _print_table(instance_id: str, result: Any) -> None:
     from rich.table import Table
 
     console = Console()
+    exit_code = "" if result.test_exit_code is None else f", test exit code {result.test_exit_code}"
     if result.no_result_reason is not None:
-        console.print(f"{instance_id}: [bold yellow]no result[/] ({result.no_result_reason.value})")
+        console.print(f"{instance_id}: [bold yellow]no result[/] ({result.no_result_reason.value}{exit_code})")
         return
     colour = "green" if result.resolved else "red"
-    console.print(f"{instance_id}: [bold {colour}]resolved={result.resolved}[/] {result.resolution.value}")
+    console.print(f"{instance_id}: [bold {colour}]resolved={result.resolved}[/] {result.resolution.value}{exit_code}")
     table = Table("list", "test", "outcome")
     for category, lists in result.tests_status.items():
         for outcome in ("success", "failure"):

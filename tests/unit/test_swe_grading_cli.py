@@ -42,6 +42,7 @@ def test_table_output_names_verdict_and_tests(gin_log):
     result = invoke("--instances", str(INSTANCES), "--instance-id", GIN, "--log", str(gin_log))
     assert result.exit_code == 0, result.output
     assert "RESOLVED_PARTIAL" in result.stdout and "TestReaderRenderNoHeaders" in result.stdout
+    assert "test exit code 1" in result.stdout
 
 
 def test_no_result_is_an_outcome_not_an_error(tmp_path):
