@@ -95,6 +95,12 @@ def test_eval_past_its_deadline_is_eval_timeout(tmp_path, docker_client):
     assert ">>>>> Start Test Output" in outcome.log_path.read_text()
 
 
+def test_real_test_run_with_a_tiny_deadline_is_eval_timeout(tmp_path, docker_client):
+    rust = next(i for i in INSTANCES if i.language == "rust")  # cargo compiles for seconds first
+    outcome = evaluate_prediction(rust, rust.patch, tmp_path, EvalConfig(reuse_reports=False, timeout_s=1))
+    assert outcome.status is EvalStatus.EVAL_TIMEOUT and not (tmp_path / rust.instance_id / "report.json").exists()
+
+
 def test_missing_row_image_is_image_missing(tmp_path, docker_client):
     iid = IDS[0]
     absent = BY_ID[iid].model_copy(update={"image": "clawmark-test/never-built:absent"})
