@@ -7,6 +7,7 @@ import uuid
 import pytest
 
 from clawmark.runtime.images import ensure_derived_image, ensure_image, image_ref, list_images, prune_images
+from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 
 pytestmark = pytest.mark.docker
 
@@ -43,7 +44,8 @@ def test_derived_image_is_built_once_and_rebuilt_on_change(docker_client, tmp_pa
         refs.append(ensure_derived_image("runtime-test", parent, tmp_path, dockerfile, progress=again.append))
         (tmp_path / "payload.txt").write_text("changed")
         refs.append(ensure_derived_image("runtime-test", parent, tmp_path, dockerfile))
-        content = docker_client.containers.run(refs[2], ["cat", "/payload.txt"], remove=True)
+        with Sandbox.provision(SandboxConfig(image=refs[2], labels={"clawmark.test": "runtime"})) as sb:
+            content = sb.read_file("/payload.txt")
         labels = docker_client.images.get(refs[0]).labels
     finally:
         for ref in set(refs):
@@ -63,8 +65,6 @@ TOOLCHAIN_SMOKE = {
 
 @pytest.mark.parametrize("name", sorted(TOOLCHAIN_SMOKE))
 def test_language_image_runs_its_toolchain(docker_client, name):
-    from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-
     config = SandboxConfig(image=ensure_image(name), memory_mb=2048, labels={"clawmark.test": "runtime"})
     with Sandbox.provision(config) as sb:
         result = sb.exec(TOOLCHAIN_SMOKE[name], timeout_s=300)
