@@ -83,6 +83,7 @@ def bench_cells(root: Path, n_files: int, target_rows: int) -> None:
     _, write_s = timed(lambda: [store.write(r) for r in rows])
     frame, read_s = timed(store.read)  # once: a second read would find the files in page cache alike
     _, group_s = timed(lambda: group(frame))
+    _, cost_only_s, _ = best_of(lambda: store.read(columns=["cost_usd"]))  # e.g. a sweep's cost cap check
     _, compact_s = timed(lambda: store.compact("cells"))
     after, reread_s, _ = best_of(store.read)
     assert len(frame) == len(after) == n_files
@@ -90,6 +91,7 @@ def bench_cells(root: Path, n_files: int, target_rows: int) -> None:
     print(f"per-cell: {n_files:,} single-row files (store.write, fsync on)")
     print(f"  write {write_s:7.2f} s ({per_write * 1e3:.1f} ms/file)   read {read_s:.2f} s ({per_read * 1e3:.2f} ms/file)"
           f"   group {group_s:.3f} s")
+    print(f"  read cost_usd column only {cost_only_s:.2f} s ({cost_only_s / n_files * 1e3:.2f} ms/file)")
     print(f"  compact {compact_s:.2f} s   read after compaction {reread_s:.3f} s ({read_s / reread_s:.0f}x faster)")
     print(f"  extrapolated to {target_rows:,} per-cell files: write {per_write * target_rows / 3600:.1f} h, "
           f"read {per_read * target_rows / 60:.1f} min  (not run)")
