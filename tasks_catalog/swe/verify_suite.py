@@ -102,28 +102,39 @@ def run_once(row: dict, apply_gold: bool, image: str | None) -> RunResult:
         log = run_in_docker(row, testbed, image) if image else run_on_host(row, testbed)
         if image:  # files written by the container are root's; make the temp dir removable
             subprocess.run(["chmod", "-R", "u+rwX", tmp], check=False)
+    return run_result(row, log)
+
+
+def run_result(row: dict, log: str) -> RunResult:
     codes = EXIT_CODE.findall(log)
     return RunResult(parse_statuses(row, log), int(codes[-1]) if codes else None, log)
 
 
 def check_instance(row: dict, image: str | None) -> Verdict:
     verdict = Verdict(row["instance_id"])
-    f2p, p2p = set(row["FAIL_TO_PASS"]), set(row["PASS_TO_PASS"])
     for stage, gold in (("before", False), ("after", True)):
         first, second = run_once(row, gold, image), run_once(row, gold, image)
-        if first.statuses != second.statuses:
-            verdict.problems.append(f"{stage}: results differ between two runs")
-        got = first.statuses
-        if set(got) != f2p | p2p:
-            verdict.problems.append(f"{stage}: parsed tests {sorted(set(got) ^ (f2p | p2p))} differ from the lists")
-        want_f2p = "PASSED" if gold else "FAILED"
-        verdict.problems += [f"{stage}: {t} is {got.get(t, 'missing')}, want {want_f2p}"
-                             for t in sorted(f2p) if got.get(t) != want_f2p]
-        verdict.problems += [f"{stage}: {t} is {got.get(t, 'missing')}, want PASSED"
-                             for t in sorted(p2p) if got.get(t) != "PASSED"]
-        if (first.exit_code == 0) != gold:
-            verdict.problems.append(f"{stage}: test exit code {first.exit_code}")
+        verdict.problems += stage_problems(row, gold, first, second)
     return verdict
+
+
+def stage_problems(row: dict, gold: bool, first: RunResult, second: RunResult) -> list[str]:
+    """What is wrong with two runs of one stage (without gold: before; with gold: after)."""
+    stage = "after" if gold else "before"
+    f2p, p2p = set(row["FAIL_TO_PASS"]), set(row["PASS_TO_PASS"])
+    got, problems = first.statuses, []
+    if first.statuses != second.statuses:
+        problems.append(f"{stage}: results differ between two runs")
+    if set(got) != f2p | p2p:
+        problems.append(f"{stage}: parsed tests {sorted(set(got) ^ (f2p | p2p))} differ from the lists")
+    want_f2p = "PASSED" if gold else "FAILED"
+    problems += [f"{stage}: {t} is {got.get(t, 'missing')}, want {want_f2p}"
+                 for t in sorted(f2p) if got.get(t) != want_f2p]
+    problems += [f"{stage}: {t} is {got.get(t, 'missing')}, want PASSED"
+                 for t in sorted(p2p) if got.get(t) != "PASSED"]
+    if (first.exit_code == 0) != gold:
+        problems.append(f"{stage}: test exit code {first.exit_code}")
+    return problems
 
 
 def main() -> int:
