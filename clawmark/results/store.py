@@ -182,6 +182,8 @@ class ResultStore:
                    where: Mapping[str, Any] | None = None, columns: list[str] | None = None):
         """(Arrow table, bad files, files tried). A cell's own file wins over its compacted row."""
         sweeps = self.sweeps() if sweep_id is None else [sweep_id] if isinstance(sweep_id, str) else list(sweep_id)
+        if unknown := sorted(set(columns or ()) - set(RESULTS_SCHEMA.names)):
+            raise KeyError(f"unknown result columns {unknown}")  # else every file would look corrupt
         expr, plain, shadowed = _filter_expression(where), [], []
         for sweep in sweeps:
             cells = self.cell_files(sweep)
@@ -206,7 +208,8 @@ class ResultStore:
         path = self.row_path(sweep_id, cell_key)
         if self.fs.get_file_info(path).type == pafs.FileType.File:
             return from_record(self._scan([path], None, None).to_pylist()[0])
-        rows = self._scan([self.compacted_path(sweep_id)], ds.field("cell_key") == cell_key, None).to_pylist()
+        packed = self._compacted_info(sweep_id)
+        rows = self._scan([packed.path], ds.field("cell_key") == cell_key, None).to_pylist() if packed else []
         if not rows:
             raise KeyError(f"no row for cell {cell_key} in sweep {sweep_id}")
         return from_record(rows[0])

@@ -125,6 +125,10 @@ def test_read_filters_sweeps_columns_and_values(store):
     assert list(store.read(columns=["claw", "score"]).columns) == ["claw", "score"]
     with pytest.raises(KeyError):
         store.read(where={"no_such_column": 1})
+    with pytest.raises(KeyError, match="no_such_column"):
+        store.read(columns=["claw", "no_such_column"])
+    with pytest.raises(KeyError, match="no row"):
+        store.read_row("sweep-1", "0" * 16)
 
 
 def test_empty_store_reads_an_empty_frame_with_the_schema(store):
