@@ -99,7 +99,7 @@ def grade(instance: Any, log_text: str) -> GradeResult:
     if reason is not None:
         return GradeResult(resolved=False, resolution=None, tests_status=None,
                            no_result_reason=reason, parsed=parsed, test_exit_code=exit_code)
-    status = tests_status(parsed, _test_list(instance, FAIL_TO_PASS), _test_list(instance, PASS_TO_PASS),
+    status = classify_tests(parsed, _test_list(instance, FAIL_TO_PASS), _test_list(instance, PASS_TO_PASS),
                           eval_type)
     resolution = resolution_of(status)
     return GradeResult(resolved=resolution is Resolution.FULL, resolution=resolution,
@@ -151,9 +151,9 @@ def _exit_code_contradicts(parsed: StatusMap, exit_code: int | None) -> bool:
     return not any(status in (TestStatus.FAILED, TestStatus.ERROR) for status in parsed.values())
 
 
-def tests_status(parsed: StatusMap, fail_to_pass: Iterable[str], pass_to_pass: Iterable[str],
+def classify_tests(parsed: StatusMap, fail_to_pass: Iterable[str], pass_to_pass: Iterable[str],
                  eval_type: EvalType = EvalType.PASS_AND_FAIL) -> dict[str, dict[str, list[str]]]:
-    """SWE-bench's tests_status: success/failure lists per category (the *_TO_FAIL ones stay
+    """SWE-bench's `tests_status`: success/failure lists per category (the *_TO_FAIL ones stay
     empty, as in swebench's default)."""
     if eval_type is EvalType.FAIL_ONLY:
         f2p = _split(fail_to_pass, lambda name: not _failed_exactly(name, parsed))
@@ -161,8 +161,7 @@ def tests_status(parsed: StatusMap, fail_to_pass: Iterable[str], pass_to_pass: I
     else:
         f2p = _split(fail_to_pass, lambda name: _status(name, parsed) in _PASSING)
         p2p = _split(pass_to_pass, lambda name: _status(name, parsed) in (*_PASSING, TestStatus.SKIPPED))
-    empty = {"success": [], "failure": []}
-    return {FAIL_TO_PASS: f2p, PASS_TO_PASS: p2p, FAIL_TO_FAIL: dict(empty), PASS_TO_FAIL: dict(empty)}
+    return {FAIL_TO_PASS: f2p, PASS_TO_PASS: p2p, FAIL_TO_FAIL: _split([], bool), PASS_TO_FAIL: _split([], bool)}
 
 
 def resolution_of(status: dict[str, dict[str, list[str]]]) -> Resolution:

@@ -123,3 +123,9 @@ def test_runaway_log_is_refused_not_parsed():
 
     with pytest.raises(LogParserError, match="exceeds"):
         parse_log("parse_log_gotest", "x" * (MAX_LOG_CHARS + 1))
+
+
+def test_tests_status_lists_are_independent_objects():
+    status = grade(SimpleNamespace(**GO_ROW), (LOGS / "gotest.log").read_text()).tests_status
+    status["FAIL_TO_FAIL"]["success"].append("x")
+    assert status["PASS_TO_FAIL"]["success"] == []
