@@ -1,4 +1,10 @@
-"""Per-framework test-log parsers, addressed by their SWE-bench 5.x `log_parser` names."""
+"""Per-framework test-log parsers, addressed by their SWE-bench 5.x `log_parser` names.
+
+Every name used by SWE-bench Verified and Multilingual (and the Claw-SWE-Bench 350 set) is
+covered, plus swebench's other Python aliases, minitest, cucumber and jest-json; SWE-bench
+Multimodal's JavaScript-only parsers are not. Each rule reproduces swebench's, because the
+rows' FAIL_TO_PASS / PASS_TO_PASS names were produced by those exact rules.
+"""
 
 from __future__ import annotations
 
