@@ -136,7 +136,6 @@ class ClawContext(BaseModel):
     claw_home: str = Field("/tmp/claw-home", description="Claw state dir, outside the workspace.")
     host_dir: Path = Field(description="Host folder for this attempt's claw logs/transcripts.")
     gold_patch: str | None = None
-    config: dict[str, Any] = Field(default_factory=dict, description="Claw settings overrides.")
 
 
 class ClawAdapter:

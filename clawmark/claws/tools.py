@@ -103,8 +103,14 @@ class ToolBox:
         count = text.count(old_str) if old_str else 0
         if count != 1:
             return f"error: old_str occurs {count} times in {path}; it must occur exactly once"
-        self.sandbox.write_file(full, text.replace(old_str, new_str, 1).encode())
+        self.sandbox.write_file(full, text.replace(old_str, new_str, 1).encode(), mode=self._mode(full))
         return f"edited {full}"
+
+    def _mode(self, path: str) -> int:
+        """The file's permission bits, so an edit never shows up as a mode change in the patch."""
+        probe = self.sandbox.exec(f"stat -c %a {shlex.quote(path)}", timeout_s=30)
+        text = probe.stdout.strip()
+        return int(text, 8) if probe.exit_code == 0 and text.isdigit() else 0o644
 
     def _tool_submit(self) -> str:
         raise SubmitCalled

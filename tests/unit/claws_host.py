@@ -41,6 +41,7 @@ class HostExecutor:
 
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
         Path(path).write_bytes(data)
+        Path(path).chmod(mode)
 
 
 def run_hidden_tests(inst, repo: Path, tests: list[str]) -> subprocess.CompletedProcess:
