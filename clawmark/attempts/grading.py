@@ -33,7 +33,9 @@ def model_name_or_path(claw: str, model: str) -> str:
 
 
 def grade_patch(instance: Any, patch: Any, claw: str, model: str, layout: AttemptLayout, config: Any,
-                clock: PhaseClock, claw_exit: str) -> PatchOutcome:
+                clock: PhaseClock, claw_note: str | None) -> PatchOutcome:
+    """Evaluate the patch; ``claw_note`` (how the claw's turn went wrong, if it did) is kept in
+    the row's message because the patch is graded whatever stopped the claw."""
     from clawmark.swe.evaluate import EvalConfig, evaluate_prediction
     from clawmark.swe.predictions import Prediction, upsert_prediction
 
@@ -50,10 +52,14 @@ def grade_patch(instance: Any, patch: Any, claw: str, model: str, layout: Attemp
         status=status,
         error_kind=kind,
         resolution=_RESOLUTION.get(outcome.resolution or ""),
-        error_message=outcome.detail if not outcome.status.graded else None,
-        claw_exit=claw_exit,
+        error_message=_message(claw_note, outcome),
         turns=1,
     )
+
+
+def _message(claw_note: str | None, outcome: Any) -> str | None:
+    parts = (claw_note, None if outcome.status.graded else outcome.detail)
+    return "; ".join(part for part in parts if part) or None
 
 
 def _keep_artifacts(outcome: Any, layout: AttemptLayout) -> None:

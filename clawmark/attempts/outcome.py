@@ -26,7 +26,6 @@ class PatchOutcome(BaseModel):
     resolution: Resolution | None = None
     error_kind: ErrorKind | None = None
     error_message: str | None = None
-    claw_exit: str = ""
     turns: int | None = None
     image_id: str | None = None
 

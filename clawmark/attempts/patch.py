@@ -100,8 +100,9 @@ def _attempt(instance: Any, claw: ClawAdapter, model: str, attempt_id: str, layo
         return outcome
     from clawmark.attempts.grading import grade_patch
 
-    claw_exit = session.turn.exit_status if session.turn else ""
-    return grade_patch(instance, patch, claw.name, model, layout, config, clock, claw_exit)
+    turn = session.turn
+    note = None if turn is None or turn.success else f"claw {turn.exit_status}: {turn.error or ''}".strip()
+    return grade_patch(instance, patch, claw.name, model, layout, config, clock, note)
 
 
 def _row(fields: dict[str, Any], outcome: PatchOutcome, attempt_id: str, layout: AttemptLayout,

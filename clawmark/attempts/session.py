@@ -77,8 +77,8 @@ class ClawSession:
             return PatchOutcome.infra(exc, "claw"), None
         self._save_turn(ctx)
         if (status := model_error_status(self.turn.error_kind)) is not None:
-            return PatchOutcome(status=status, error_kind=ErrorKind.INFRA, claw_exit=self.turn.exit_status,
-                                error_message=f"claw: {self.turn.error}", turns=1), None
+            return PatchOutcome(status=status, error_kind=ErrorKind.INFRA, turns=1,
+                                error_message=f"claw {self.turn.exit_status}: {self.turn.error}"), None
         try:
             with self.clock.phase("extract"):
                 patch = extract_patch(ctx.sandbox, self.instance.base_commit)

@@ -104,3 +104,16 @@ def test_scripted_replay_is_deterministic(gateway, tmp_path):
                          if m["role"] != "system"]
     texts = [json.dumps(strip(c)).replace(str(c.sandbox.root), "<repo>") for c in (first, second)]
     assert texts[0] == texts[1]
+
+
+def test_follow_up_turn_continues_the_same_conversation(gateway, tmp_path):
+    ctx = _context(gateway, tmp_path, f"ref-wrong-{INI}", "ref-followup")
+    claw = get_claw("reference")
+    claw.create_agent(ctx)
+    first = claw.send_task(ctx, "Fix the issue.", 0)
+    second = claw.send_task(ctx, "The quoted URL with ';' is still cut.", 1)
+    assert (first.exit_status, second.exit_status) == ("finished", "finished")
+    turn1 = json.loads((ctx.host_dir / "transcript-turn1.json").read_text())
+    users = [m["content"] for m in turn1["messages"] if m["role"] == "user"]
+    assert users == ["Fix the issue.", "The quoted URL with ';' is still cut."]
+    assert turn1["steps"] == 2 and len(read_ledger(ctx.ledger_path)) == 4
