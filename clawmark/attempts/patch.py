@@ -14,6 +14,7 @@ torn down, which ends whatever the claw was still doing in it.
 from __future__ import annotations
 
 import json
+import traceback
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,7 +63,11 @@ def run_patch_attempt(
     attempt_id = uuid.uuid4().hex[:16]
     saved_hash = layout.write_config(_saved_config(instance, claw, model, seed, config))
     started, clock = datetime.now(UTC), PhaseClock()
-    outcome = _attempt(instance, claw, model, attempt_id, layout, gateway, config, clock)
+    try:
+        outcome = _attempt(instance, claw, model, attempt_id, layout, gateway, config, clock)
+    except Exception as exc:  # noqa: BLE001 - a bug of ours is a typed harness_error row, not a crash
+        (layout.logs / "harness-error.txt").write_text(traceback.format_exc())
+        outcome = PatchOutcome.harness(exc, "attempt")
     row = _row(fields, outcome, attempt_id, layout, started, clock, saved_hash, model)
     store.write(row)
     return row

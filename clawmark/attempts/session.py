@@ -55,11 +55,17 @@ class ClawSession:
         try:
             return self._drive_and_extract(ctx)
         finally:
-            try:
-                self.claw.delete_agent(ctx)
-            finally:
-                env.__exit__(None, None, None)
-                unregister(self.gateway, self.attempt_id)
+            self._cleanup("delete_agent", lambda: self.claw.delete_agent(ctx))
+            self._cleanup("teardown", lambda: env.__exit__(None, None, None))
+            unregister(self.gateway, self.attempt_id)
+
+    def _cleanup(self, step: str, action: Any) -> None:
+        """Clean-up always runs and never hides the attempt's outcome; failures are logged."""
+        try:
+            action()
+        except Exception as exc:  # noqa: BLE001 - the janitor reaps what a failed teardown leaves
+            with (self.layout.logs / "cleanup-errors.txt").open("a") as log:
+                log.write(f"{step}: {type(exc).__name__}: {exc}\n")
 
     def _environment(self, ctx: ClawContext) -> Any:
         from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
