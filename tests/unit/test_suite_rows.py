@@ -97,6 +97,23 @@ def test_bundle_holds_base_and_later_fix(clones):
         assert fix in _git(clone, "log", "--all", "--format=%H").stdout.split()
 
 
+def _leaf(name: str, log_parser: str) -> str:
+    """The part of a test name that must appear verbatim in the test sources."""
+    if log_parser == "parse_log_tap":
+        return name[2:]
+    if log_parser == "parse_log_pytest":
+        return name.split("::")[-1].split("[")[0]
+    return re.split(r"::|/", name)[-1]
+
+
+def test_listed_tests_exist_in_the_fix_commit(clones):
+    for row in _rows():
+        clone, fix = clones[row.instance_id], row.model_extra["fix_commit"]
+        for name in row.FAIL_TO_PASS + row.PASS_TO_PASS:
+            found = _git(clone, "grep", "-q", "-F", _leaf(name, row.log_parser), fix)
+            assert found.returncode == 0, f"{row.instance_id}: {name} not in the sources at the fix"
+
+
 def test_gold_and_test_patch_apply_at_base(clones, tmp_path):
     for row in _rows():
         work = tmp_path / row.instance_id
