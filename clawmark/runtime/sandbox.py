@@ -4,6 +4,8 @@ leaked sandbox dies by itself even if nobody (janitor included) removes it."""
 
 from __future__ import annotations
 
+import atexit
+import weakref
 from pathlib import Path
 from typing import Literal
 
@@ -38,14 +40,19 @@ class SandboxConfig(BaseModel):
     max_copy_bytes: int = Field(2 * 2**30, gt=0, description="Cap on one copy_out/read_file archive.")
 
 
+_LIVE: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
+
+
 class Sandbox:
-    """One running container. Use as a context manager, or call teardown() yourself."""
+    """One running container. Use as a context manager, or call teardown() yourself;
+    sandboxes still up when the interpreter exits normally are torn down then."""
 
     def __init__(self, config: SandboxConfig, container, client) -> None:
         self.config, self._container, self._client = config, container, client
         self.container_id: str = container.id
         self.image_id: str = container.attrs.get("Image", "")
         self._oom_kills_seen = 0
+        _LIVE.add(self)
 
     @classmethod
     def provision(cls, config: SandboxConfig, client=None) -> "Sandbox":
@@ -121,6 +128,7 @@ class Sandbox:
         """Remove the container (killing it if needed). Safe to call twice."""
         import docker
 
+        _LIVE.discard(self)
         try:
             self._container.remove(force=True)
         except docker.errors.NotFound:
@@ -207,6 +215,16 @@ class Sandbox:
             if line.startswith("oom_kill "):
                 return int(line.split()[1])
         return 1 if self._container.attrs.get("State", {}).get("OOMKilled") else 0
+
+
+@atexit.register
+def _teardown_leftovers() -> None:
+    # Covers a forgotten teardown or an uncaught exception; a SIGKILL is the janitor's job.
+    for sandbox in list(_LIVE):
+        try:
+            sandbox.teardown()
+        except Exception:  # noqa: BLE001 - best effort while the interpreter exits
+            pass
 
 
 def _run_kwargs(config: SandboxConfig, client) -> dict:

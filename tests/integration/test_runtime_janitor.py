@@ -50,3 +50,16 @@ def test_live_owner_is_kept_unless_too_old(docker_client):
         assert docker_client.containers.get(sb.container_id).status == "running"
         reaped = reap(older_than_s=-1, label_selector=f"clawmark.test={token}")
     assert kept == [] and reaped == [sb.container_id]
+
+
+def test_sandbox_left_up_is_removed_when_the_interpreter_exits(docker_client):
+    import docker
+
+    token = uuid.uuid4().hex
+    script = ORPHAN_MAKER.replace("time.sleep(600)", "raise SystemExit(3)")
+    proc = subprocess.run([sys.executable, "-c", script, ensure_image("base"), token],
+                          capture_output=True, text=True, timeout=120)
+    container_id = proc.stdout.strip()
+    assert proc.returncode == 3 and container_id
+    with pytest.raises(docker.errors.NotFound):
+        docker_client.containers.get(container_id)
