@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from clawmark.gateway import client
+from clawmark.gateway import client, passthrough
 from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.errors import ContextWindowExceeded, ModelError
 from clawmark.gateway.routes import CLAW_PARAMS, AttemptRoute, RouteTable, UnknownAttempt, check_id
@@ -91,8 +92,14 @@ class GatewayApp:
         return {"object": "list", "data": data}
 
 
+@asynccontextmanager
+async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
+    yield
+    await passthrough.close_session()  # pooled upstream connections die with the server's loop
+
+
 def create_gateway_app(gateway: GatewayApp) -> FastAPI:
-    app = FastAPI(title="clawmark model gateway")
+    app = FastAPI(title="clawmark model gateway", lifespan=_lifespan)
 
     @app.exception_handler(UnknownAttempt)
     async def unknown_attempt(_: Request, exc: UnknownAttempt) -> JSONResponse:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from clawmark.gateway import passthrough
 from clawmark.gateway.budget import Budget
-from clawmark.gateway.errors import ModelError
+from clawmark.gateway.errors import CallAbandoned, ModelError
 from clawmark.gateway.ledger import Ledger, UsageRecord
 from clawmark.gateway.prices import PriceTable
 from clawmark.gateway.recording import CassetteRecorder, assemble_message
@@ -168,51 +168,64 @@ async def astream(*, role: str, attempt_id: str, model: str, messages: list[dict
                   **params: Any) -> AsyncIterator[list[dict]]:
     """Streamed chat completion: yields batches (lists) of OpenAI chunk dicts — what arrived
     together — the last chunk carrying usage. Retries happen only before the first batch; the
-    record is written when the stream ends."""
+    call is recorded once, at the final usage chunk or when the stream ends or breaks."""
     call = _Call(role, attempt_id, model, ledger, budget, config, prices, stream=True)
     call.check_budget()
+    stream, batch = await _open_stream(call, messages, tools, params)
+    tally = _StreamTally(call, recorder, messages)
+    try:
+        while True:
+            tally.see(batch)
+            yield batch
+            batch = await anext(stream)
+    except StopAsyncIteration:
+        tally.finish()
+    except Exception as exc:  # noqa: BLE001 - a stream broken half-way is recorded, then re-raised typed
+        err = to_model_error(exc)
+        tally.finish(err)
+        raise err from exc
+    finally:  # the consumer went away before the end (client disconnect): tokens were still spent
+        tally.finish(CallAbandoned("stream abandoned by the caller"))
+
+
+async def _open_stream(call: _Call, messages: list[dict], tools: list | None, params: dict[str, Any]):
+    """(stream of batches, first batch), retrying until the first batch arrives."""
     streaming = {"stream": True, "stream_options": {"include_usage": True}}
-    kwargs = call.litellm_kwargs(messages, tools, params) | streaming
     target, body = call.direct(messages, tools, params)
     while True:
         try:
             if target is not None:
                 stream = passthrough.post_stream(target, body | streaming, call.config.timeout_s)
             else:
-                stream = _dumped(await litellm.acompletion(**kwargs))
-            first = await anext(stream)
+                stream = _dumped(await litellm.acompletion(**call.litellm_kwargs(messages, tools, params), **streaming))
+            return stream, await anext(stream)
         except Exception as exc:  # noqa: BLE001 - classified by to_model_error
             await asyncio.sleep(call.next_delay(exc))
-        else:
-            break
-    usage, recorded, seen = None, False, []
 
-    def finish(err: ModelError | None = None) -> None:
-        nonlocal recorded
-        if not recorded:
-            recorded = True
-            if recorder is not None and err is None:
-                recorder.record(messages, assemble_message(seen), usage)
-            call.record(usage, err)
 
-    try:
-        batch = first
-        while True:
-            usage = next((c["usage"] for c in reversed(batch) if c.get("usage")), usage)
-            if recorder is not None:
-                seen.extend(batch)
-            if usage is not None and not batch[-1].get("choices"):
-                finish()  # the final usage chunk: record before the caller may hang up
-            yield batch
-            batch = await anext(stream)
-    except StopAsyncIteration:
-        finish()
-    except Exception as exc:  # noqa: BLE001 - a stream broken half-way is recorded, then re-raised typed
-        err = to_model_error(exc)
-        finish(err)
-        raise err from exc
-    finally:  # consumer went away (client disconnect) before the end: tokens were still spent
-        finish(ModelError("stream abandoned by the caller"))
+class _StreamTally:
+    """Usage (and, when recording, the chunks) of one stream; records the call exactly once."""
+
+    def __init__(self, call: _Call, recorder: CassetteRecorder | None, messages: list[dict]):
+        self.call, self.recorder, self.messages = call, recorder, messages
+        self.usage: dict | None = None
+        self.chunks: list[dict] = []
+        self.done = False
+
+    def see(self, batch: list[dict]) -> None:
+        self.usage = next((c["usage"] for c in reversed(batch) if c.get("usage")), self.usage)
+        if self.recorder is not None:
+            self.chunks.extend(batch)
+        if self.usage is not None and not batch[-1].get("choices"):
+            self.finish()  # the final usage chunk: record before the caller may hang up
+
+    def finish(self, err: ModelError | None = None) -> None:
+        if self.done:
+            return
+        self.done = True
+        if self.recorder is not None and err is None:
+            self.recorder.record(self.messages, assemble_message(self.chunks), self.usage)
+        self.call.record(self.usage, err)
 
 
 async def _dumped(stream) -> AsyncIterator[list[dict]]:

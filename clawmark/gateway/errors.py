@@ -51,3 +51,9 @@ class BudgetExceeded(ModelError):
     """A cost cap (attempt or sweep) is already reached; the call was refused before it was made."""
 
     kind = "budget_exceeded"
+
+
+class CallAbandoned(ModelError):
+    """The caller hung up mid-stream; only ever a ledger status (tokens were still spent)."""
+
+    kind = "abandoned"

@@ -62,6 +62,13 @@ def _session() -> aiohttp.ClientSession:
     return session
 
 
+async def close_session() -> None:
+    """Close this event loop's pooled session (the gateway's shutdown hook)."""
+    session = _sessions.pop(asyncio.get_running_loop(), None)
+    if session is not None:
+        await session.close()
+
+
 def _send(target: DirectTarget, body: dict, timeout_s: float):
     headers = {"authorization": f"Bearer {target.api_key}"} if target.api_key else {}
     timeout = aiohttp.ClientTimeout(total=timeout_s, connect=min(timeout_s, 30.0))

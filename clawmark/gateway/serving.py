@@ -15,7 +15,7 @@ class ServerStartError(RuntimeError):
 class BackgroundServer:
     def __init__(self, app, host: str = "127.0.0.1", port: int = 0, *, start_timeout_s: float = 15.0):
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                                lifespan="off", timeout_keep_alive=30)
+                                lifespan="auto", timeout_keep_alive=30)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name=f"uvicorn-{host}:{port}", daemon=True)
         self._start_timeout_s = start_timeout_s
