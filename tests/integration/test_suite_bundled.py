@@ -16,7 +16,7 @@ from clawmark.runtime.images import ensure_image
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.settings import TASKS_CATALOG
 
-pytestmark = pytest.mark.docker
+pytestmark = [pytest.mark.docker, pytest.mark.slow]  # ~16 s per instance (4 eval runs)
 
 SUITE_DIR = TASKS_CATALOG / "swe"
 EXEC_TIMEOUT_S = 600
