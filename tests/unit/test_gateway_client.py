@@ -99,3 +99,22 @@ def test_sweep_budget_caps_all_its_attempts():
         ask(upstream, budget=Budget(None, parent=sweep))
         with pytest.raises(BudgetExceeded, match="sweep budget"):
             ask(upstream, budget=Budget(None, parent=sweep))
+
+
+def test_refused_connection_is_retried_then_typed(tmp_path):
+    ledger = Ledger(tmp_path / "l.jsonl")
+    with FakeUpstream() as upstream:
+        closed_url = upstream.base_url
+    with pytest.raises(UpstreamUnavailable):
+        complete(role="executor", attempt_id="t1", model="openai/fake", messages=MESSAGES, ledger=ledger,
+                 config=FAST, prices=PRICES, api_base=closed_url, api_key="k")
+    assert read_ledger(ledger.path)[0].retries == FAST.max_retries
+
+
+def test_per_call_timeout_cuts_a_slow_upstream():
+    started = time.monotonic()
+    with pytest.raises(UpstreamUnavailable):
+        complete(role="executor", attempt_id="t1", model="scripted/gateway-test",
+                 messages=[{"role": "user", "content": "slow please"}],
+                 config=ClientConfig(timeout_s=0.5, max_retries=0))
+    assert time.monotonic() - started < 1.9

@@ -67,3 +67,13 @@ def test_stream_without_usage_costs_nan_not_zero(tmp_path, monkeypatch):
     [record] = read_ledger(gw.ledger_path("u1"))
     assert record.status == "ok" and math.isnan(record.cost_usd)
     assert Price(input=1, output=1).cached_input is None  # unset cache price falls back to input price
+
+
+def test_slow_upstream_hits_the_call_timeout(tmp_path, path):
+    config = GatewayConfig(ledger_dir=tmp_path, client=ClientConfig(timeout_s=0.5, max_retries=0))
+    with GatewayServer(config) as gw:
+        gw.register_attempt("slow", model="scripted/gateway-test")
+        body = {"messages": [{"role": "user", "content": "slow please"}], "stream": True}
+        reply = httpx.post(gw.base_url("slow", "executor") + "/chat/completions", json=body, timeout=30)
+    assert reply.status_code == 503 and reply.json()["error"]["type"] == "upstream_unavailable"
+    assert read_ledger(gw.ledger_path("slow"))[0].status == "upstream_unavailable"
