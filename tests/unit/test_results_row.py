@@ -139,3 +139,15 @@ def test_row_json_round_trip_keeps_nan():
     back = type(row).model_validate_json(row.model_dump_json())
     assert math.isnan(back.score) and math.isnan(back.wall.total) and math.isnan(back.usage["executor"].cost_usd)
     assert back.cell_key == row.cell_key and back.passed is None
+
+
+def test_unpriced_call_in_a_real_ledger_makes_the_row_cost_nan(tmp_path):
+    from clawmark.gateway.ledger import Ledger, UsageRecord, summarize_ledger
+
+    ledger = Ledger(tmp_path / "ledger.jsonl")
+    ledger.append(UsageRecord(attempt_id="a", role="executor", model="m", input_tokens=10, cost_usd=0.5))
+    ledger.append(UsageRecord(attempt_id="a", role="supervisor", model="m", input_tokens=10))  # no known price
+    row = example_row(usage=fold_usage(summarize_ledger(ledger.path)))
+    record = to_record(row)
+    assert record["executor_cost_usd"] == 0.5 and math.isnan(record["supervisor_cost_usd"])
+    assert math.isnan(record["cost_usd"]) and record["supervisor_input_tokens"] == 10
