@@ -39,9 +39,10 @@ def _sse(data: dict) -> bytes:
 class GatewayApp:
     """Holds the route table and client limits the endpoints share."""
 
-    def __init__(self, routes: RouteTable, client_config: ClientConfig):
+    def __init__(self, routes: RouteTable, client_config: ClientConfig, max_body_bytes: int):
         self.routes = routes
         self.client_config = client_config
+        self.max_body_bytes = max_body_bytes
 
     def call_kwargs(self, route: AttemptRoute, role: str, body: dict) -> dict[str, Any]:
         model = route.model_for(role, body.get("model"))
@@ -111,7 +112,7 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
 
     @app.post("/a/{attempt_id}/{role}/v1/chat/completions")
     async def chat(attempt_id: str, role: str, request: Request):
-        body = await _json_body(request)
+        body = await _json_body(request, gateway.max_body_bytes)
         if isinstance(body, JSONResponse):
             return body
         return await gateway.chat(gateway.routes.get(attempt_id), check_id(role, "role"), body)
@@ -120,7 +121,7 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
     async def responses(attempt_id: str, role: str, request: Request):
         from clawmark.gateway.responses_api import handle_responses  # noqa: PLC0415 - rarely used
 
-        body = await _json_body(request)
+        body = await _json_body(request, gateway.max_body_bytes)
         if isinstance(body, JSONResponse):
             return body
         return await handle_responses(gateway, gateway.routes.get(attempt_id), check_id(role, "role"), body)
@@ -145,9 +146,14 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
     return app
 
 
-async def _json_body(request: Request) -> dict | JSONResponse:
+async def _json_body(request: Request, limit: int) -> dict | JSONResponse:
+    raw = bytearray()
+    async for piece in request.stream():
+        raw += piece
+        if len(raw) > limit:
+            return error_response(413, f"request body over {limit} bytes", "invalid_request_error")
     try:
-        body = json.loads(await request.body())
+        body = json.loads(raw)
     except ValueError as exc:
         return error_response(400, f"request body is not JSON ({exc})", "invalid_request_error")
     if not isinstance(body, dict):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import fnmatch
 import logging
 import math
-import os
 import threading
 from pathlib import Path
 
@@ -77,8 +76,10 @@ class PriceTable:
 
     @classmethod
     def from_settings(cls) -> "PriceTable":
-        path = os.environ.get("CLAWMARK_PRICES")
-        return cls(load_price_file(Path(path).expanduser()) if path else None)
+        from clawmark.settings import settings  # noqa: PLC0415 - keeps this module importable alone
+
+        path = settings().prices_file
+        return cls(load_price_file(path) if path else None)
 
     def lookup(self, model: str) -> Price | None:
         if model in self.overrides:

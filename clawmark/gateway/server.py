@@ -24,6 +24,7 @@ class GatewayConfig(BaseModel):
         False, description="Serve attempt ids nobody registered, with the model the request names "
                            "(handy for `gateway serve`; off in the pipeline so claws cannot pick models).")
     client: ClientConfig = Field(default_factory=ClientConfig, description="Timeouts and retries per call.")
+    max_body_bytes: int = Field(64 * 2**20, gt=0, description="Largest request body (413 above it).")
     record_dir: Path | None = Field(
         None, description="Recording on: every reply is appended to <record_dir>/<attempt_id>.yaml, a cassette "
                           "that replays offline as scripted/<attempt_id> (CLAWMARK_CASSETTES=record_dir).")
@@ -35,7 +36,7 @@ class GatewayServer:
     def __init__(self, config: GatewayConfig):
         self.config = config
         self.routes = RouteTable(config.ledger_dir, config.allow_unregistered, config.record_dir)
-        self.app = create_gateway_app(GatewayApp(self.routes, config.client))
+        self.app = create_gateway_app(GatewayApp(self.routes, config.client, config.max_body_bytes))
         self._server: BackgroundServer | None = None
 
     def start(self) -> "GatewayServer":

@@ -124,3 +124,12 @@ def test_attempt_budget_stops_the_claw_with_402(tmp_path):
     assert statuses == [200, 200, 200, 200, 402]
     assert refused["type"] == "budget_exceeded" and "budget of $0.0050 reached" in refused["message"]
     assert [r.status for r in read_ledger(gw.ledger_path("capped"))][-2:] == ["budget_exceeded"] * 2
+
+
+def test_oversized_or_malformed_bodies_are_refused(tmp_path):
+    with GatewayServer(GatewayConfig(ledger_dir=tmp_path, allow_unregistered=True, max_body_bytes=1000)) as gw:
+        url = gw.base_url("big", "executor") + "/chat/completions"
+        huge = httpx.post(url, json={"model": "scripted/demo", "messages": [{"role": "user", "content": "x" * 2000}]})
+        broken = httpx.post(url, content=b"{not json", headers={"content-type": "application/json"})
+    assert huge.status_code == 413 and broken.status_code == 400
+    assert not gw.ledger_path("big").exists()

@@ -57,8 +57,7 @@ def test_401_is_not_retried_and_reaches_the_claw(tmp_path, path):
     assert read_ledger(gw.ledger_path("u1"))[0].status == "auth_error"
 
 
-def test_stream_without_usage_costs_nan_not_zero(tmp_path, monkeypatch):
-    monkeypatch.setenv("CLAWMARK_PRICES", "")  # scripted price applies; the upstream is what lacks usage
+def test_stream_without_usage_costs_nan_not_zero(tmp_path):
     with FakeUpstream(stream_usage=False) as upstream:
         gw = serve(tmp_path, upstream)
         reply = httpx.post(gw.base_url("u1", "executor") + "/chat/completions", json=BODY | {"stream": True}, timeout=30)
