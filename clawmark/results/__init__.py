@@ -6,7 +6,7 @@ from __future__ import annotations
 from clawmark.results.identity import cell_key, cell_key_from_hashes, config_hash
 from clawmark.results.layout import AttemptLayout, UnsafeName
 from clawmark.results.row import PHASES, AttemptRow, PhaseTimes, RowInvalid
-from clawmark.results.schema import RESULT_COLUMNS, RESULTS_SCHEMA, conform, from_record, to_record, to_table
+from clawmark.results.schema import RESULT_COLUMNS, RESULTS_SCHEMA, conform, from_record, to_frame, to_record, to_table
 from clawmark.results.status import (
     CLOSED_LOOP_STATUSES,
     ERROR_STATUSES,
@@ -18,7 +18,7 @@ from clawmark.results.status import (
     is_error,
 )
 from clawmark.results.errors import BadFile, ConfigMismatch, CorruptResults, SchemaMismatch
-from clawmark.results.store import ReadResult, ResultStore, to_frame
+from clawmark.results.store import ReadResult, ResultStore
 from clawmark.results.usage import ROLES, RoleUsage, UnknownRole, fold_usage
 
 __all__ = [

@@ -60,6 +60,16 @@ def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> Path:
     return path
 
 
+def last_touched(folder: Path) -> float:
+    """Newest mtime of the folder and two levels below it (logs/, transcript/ and their files)."""
+    newest = folder.stat().st_mtime
+    for child in folder.iterdir():
+        newest = max(newest, child.stat().st_mtime)
+        if child.is_dir():
+            newest = max([newest, *(grand.stat().st_mtime for grand in child.iterdir())])
+    return newest
+
+
 @dataclass(frozen=True)
 class AttemptLayout:
     """Named paths of one cell's artifact folder (local filesystem)."""

@@ -90,6 +90,14 @@ def to_record(row: AttemptRow) -> dict[str, Any]:
     return {name: record[name] for name in RESULT_COLUMNS}
 
 
+def to_frame(table: pa.Table) -> Any:
+    """Arrow → pandas keeping nulls: bool/int columns become nullable, floats keep NaN."""
+    import pandas as pd  # readers only; writers never pay for pandas
+
+    nullable = {pa.bool_(): pd.BooleanDtype(), pa.int64(): pd.Int64Dtype()}
+    return table.to_pandas(types_mapper=nullable.get)
+
+
 def to_table(rows: list[AttemptRow]) -> pa.Table:
     return pa.Table.from_pylist([to_record(r) for r in rows], schema=RESULTS_SCHEMA)
 

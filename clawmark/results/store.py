@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import time
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,10 +32,10 @@ import pyarrow.parquet as pq
 
 from clawmark.results.compaction import compact_sweep, import_rows
 from clawmark.results.errors import BadFile, CorruptResults
-from clawmark.results.layout import AttemptLayout, atomic_write_bytes, check_name
+from clawmark.results.layout import AttemptLayout, atomic_write_bytes, check_name, last_touched
 from clawmark.results.pinning import pin_config
 from clawmark.results.row import AttemptRow
-from clawmark.results.schema import RESULTS_SCHEMA, from_record, to_table
+from clawmark.results.schema import RESULTS_SCHEMA, from_record, to_frame, to_table
 
 ROWS_DIR, CELLS_DIR, SWEEPS_DIR = "rows", "cells", "sweeps"
 SUFFIX, COMPACTED = ".parquet", "_compacted.parquet"
@@ -50,17 +51,6 @@ class ReadResult:
     frame: Any  # pandas.DataFrame
     bad_files: list[BadFile] = field(default_factory=list)
     files_read: int = 0
-
-
-def _pandas_types() -> dict[pa.DataType, Any]:
-    import pandas as pd
-
-    return {pa.bool_(): pd.BooleanDtype(), pa.int64(): pd.Int64Dtype()}
-
-
-def to_frame(table: pa.Table) -> Any:
-    """Arrow → pandas keeping nulls: bool/int columns become nullable, floats keep NaN."""
-    return table.to_pandas(types_mapper=_pandas_types().get)
 
 
 class ResultStore:
@@ -255,14 +245,15 @@ class ResultStore:
         return import_rows(self, sweep_id, table)
 
     # -- resume --------------------------------------------------------------------------
-    def clear_partial(self, sweep_id: str) -> list[str]:
+    def clear_partial(self, sweep_id: str, *, idle_s: float = 0.0) -> list[str]:
         """Remove artifact folders of cells with no committed row and stray temp files; return
-        the cleared cell keys. Run on resume, before any attempt of the sweep starts."""
-        done = self.completed_cells(sweep_id)
-        cleared = []
+        the cleared cell keys. Run on resume, before any attempt of the sweep starts; when
+        another run of the sweep may still be working, `idle_s` spares folders touched within
+        that many seconds."""
+        done, cleared, now = self.completed_cells(sweep_id), [], time.time()
         sweep_cells = self.artifacts_root / check_name("sweep_id", sweep_id)
         for folder in sorted(sweep_cells.iterdir()) if sweep_cells.is_dir() else []:
-            if folder.is_dir() and folder.name not in done:
+            if folder.is_dir() and folder.name not in done and now - last_touched(folder) >= idle_s:
                 shutil.rmtree(folder)
                 cleared.append(folder.name)
         self._remove_temp_rows(sweep_id)

@@ -201,3 +201,19 @@ def test_an_fsspec_filesystem_plugs_in(tmp_path):
     store.write(row)
     assert store.completed_cells("sweep-1") == {row.cell_key} and list(store.read()["cell_key"]) == [row.cell_key]
     assert store.pin_config("sweep-1", {"a": 1}) == store.pin_config("sweep-1", {"a": 1})
+
+
+def test_clear_partial_spares_folders_another_run_is_still_writing(store):
+    import os
+    import time
+
+    busy, stale = example_row(seed=0), example_row(seed=1)
+    busy_layout = store.layout(busy.sweep_id, busy.cell_key).ensure()
+    stale_layout = store.layout(stale.sweep_id, stale.cell_key).ensure()
+    (busy_layout.logs / "agent.log").write_text("still running")
+    old = time.time() - 7200
+    for path in (stale_layout.dir, stale_layout.logs, stale_layout.transcript, stale_layout.artifacts,
+                 busy_layout.dir, busy_layout.transcript, busy_layout.artifacts):
+        os.utime(path, (old, old))
+    assert store.clear_partial("sweep-1", idle_s=3600) == [stale.cell_key]
+    assert busy_layout.dir.is_dir() and not stale_layout.dir.exists()
