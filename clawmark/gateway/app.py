@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from clawmark.gateway import client, passthrough
 from clawmark.gateway.client import ClientConfig
-from clawmark.gateway.errors import ContextWindowExceeded, ModelError
+from clawmark.gateway.errors import ContextWindowExceeded, InvalidRequest, ModelError
 from clawmark.gateway.routes import CLAW_PARAMS, AttemptRoute, RouteTable, UnknownAttempt, check_id
 
 _HTTP_STATUS = {"rate_limited": 429, "auth_error": 401, "invalid_request": 400, "context_window_exceeded": 400,
@@ -47,7 +47,7 @@ class GatewayApp:
     def call_kwargs(self, route: AttemptRoute, role: str, body: dict) -> dict[str, Any]:
         model = route.model_for(role, body.get("model"))
         if not model:
-            raise UnknownAttempt("request names no model and the attempt has none configured")
+            raise InvalidRequest("request names no model and the attempt has none configured")
         claw_params = {k: v for k, v in body.items() if k in CLAW_PARAMS}
         return {"role": role, "attempt_id": route.attempt_id, "model": model, "messages": body.get("messages") or [],
                 "tools": body.get("tools"), "ledger": route.ledger, "budget": route.budget,
