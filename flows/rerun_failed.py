@@ -21,5 +21,5 @@ def rerun_failed(spec_file: str, results_dir: str | None = None) -> dict[str, An
     plan = plan_sweep(spec, store)
     failed = failed_cells(plan, store)
     get_run_logger().info("sweep %s: %d failed cells to rerun", spec.sweep_id, len(failed))
-    ran = run_cells(plan, failed, store, force=True)
+    ran = run_cells(plan, failed, store)
     return {"sweep_id": spec.sweep_id, "rerun": ran, "summary": summarize(store.read(spec.sweep_id))}

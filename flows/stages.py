@@ -1,8 +1,10 @@
 """Prefect tasks for the stages of a sweep: each is one call into clawmark's core.
 
 Retries happen here (Prefect's job); what counts as done is the committed row (the core's job).
-The cell key is the Prefect cache key of the attempt stage, so a flow run retried from the UI takes
-finished cells from the persisted results instead of running them again.
+The attempt stage deliberately has no Prefect result cache: the committed row IS the cache of a
+cell. A second cache keyed by cell outside the result store can disagree with it (a new results
+folder, a deleted or rerun row would still hit a stale entry and skip the run), so a flow run
+retried from the UI re-plans from the store and runs exactly the cells without a row.
 """
 
 from __future__ import annotations
@@ -14,13 +16,7 @@ from prefect.cache_policies import NO_CACHE
 
 from clawmark.attempts.patch import run_patch_attempt
 from clawmark.results import ResultStore
-from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan
-
-
-def _cell_cache_key(_context: Any, parameters: dict[str, Any]) -> str:
-    plan: SweepPlan = parameters["plan"]
-    return f"cell-{plan.spec.sweep_id}-{parameters['cell'].cell_key}"
 
 
 def _retry_on_crash(_task: Any, _run: Any, state: Any) -> bool:
@@ -30,8 +26,7 @@ def _retry_on_crash(_task: Any, _run: Any, state: Any) -> bool:
 
 
 @task(name="attempt", retries=1, retry_delay_seconds=[15], retry_condition_fn=_retry_on_crash,
-      cache_key_fn=_cell_cache_key, persist_result=True,
-      result_storage=str(settings().home / "prefect-results"))
+      cache_policy=NO_CACHE)
 def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> dict[str, Any]:
     """One cell of the patch track, end to end; returns the committed row's headline."""
     row = run_patch_attempt(plan.instances[cell.instance_id], cell.claw, cell.model, cell.seed,

@@ -11,7 +11,7 @@ from clawmark.results import ResultStore
 from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec, load_spec, plan_sweep
 from clawmark.sweeps.gateway import sweep_gateway
-from clawmark.sweeps.plan import spent_usd
+from clawmark.sweeps.plan import pin_protocol, spent_usd
 from clawmark.sweeps.summary import summarize
 from flows.stages import clear_partial, run_cell
 
@@ -20,10 +20,9 @@ def _store(results_dir: str | None) -> ResultStore:
     return ResultStore(Path(results_dir) if results_dir else settings().results_dir)
 
 
-def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore, *, force: bool) -> int:
+def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
     """Submit cells `max_parallel` at a time; stop scheduling once the sweep's cost cap is spent."""
     logger, spec, ran = get_run_logger(), plan.spec, 0
-    attempt = run_cell.with_options(refresh_cache=force)
     with sweep_gateway() as gateway:
         for start in range(0, len(cells), spec.max_parallel):
             if spec.max_cost_usd is not None and spent_usd(store, spec.sweep_id) >= spec.max_cost_usd:
@@ -31,7 +30,7 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore, *, force: 
                                spec.max_cost_usd, len(cells) - start)
                 break
             wave = cells[start:start + spec.max_parallel]
-            futures = [attempt.submit(plan, cell, store, gateway) for cell in wave]
+            futures = [run_cell.submit(plan, cell, store, gateway) for cell in wave]
             ran += len([f.result() for f in futures])
     return ran
 
@@ -42,10 +41,11 @@ def sweep(spec_file: str | None = None, spec: dict[str, Any] | None = None,
     """Run every cell of a sweep that has no committed row yet (all of them with `force`)."""
     sweep_spec = load_spec(spec_file) if spec_file else SweepSpec.model_validate(spec or {})
     store = _store(results_dir)
+    pin_protocol(sweep_spec, store)
     plan = plan_sweep(sweep_spec, store, force=force)
     clear_partial(store, sweep_spec.sweep_id)
     get_run_logger().info("sweep %s: %d cells, %d already committed, %d to run", sweep_spec.sweep_id,
                           len(plan.cells), len(plan.done), len(plan.pending))
-    ran = run_cells(plan, plan.pending, store, force=force)
+    ran = run_cells(plan, plan.pending, store)
     return {"sweep_id": sweep_spec.sweep_id, "cells": len(plan.cells), "skipped": len(plan.done),
             "ran": ran, "summary": summarize(store.read(sweep_spec.sweep_id))}

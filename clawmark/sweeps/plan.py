@@ -77,7 +77,7 @@ def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> S
 
 def failed_cells(plan: SweepPlan, store: ResultStore) -> list[Cell]:
     """Cells whose committed row is an infrastructure-side failure, worth running again."""
-    frame = store.read(plan.spec.sweep_id)
+    frame = store.read(plan.spec.sweep_id, columns=["cell_key", "error_kind"])
     if frame.empty:
         return []
     bad = set(frame.loc[frame["error_kind"].isin(RERUNNABLE_ERROR_KINDS), "cell_key"])
@@ -86,8 +86,18 @@ def failed_cells(plan: SweepPlan, store: ResultStore) -> list[Cell]:
 
 def spent_usd(store: ResultStore, sweep_id: str) -> float:
     """Cost committed so far in this sweep; unpriced rows add nothing here (they are NaN)."""
-    frame = store.read(sweep_id)
-    if frame.empty or "cost_usd" not in frame:
+    frame = store.read(sweep_id, columns=["cost_usd"])
+    if frame.empty:
         return 0.0
     total = frame["cost_usd"].sum(skipna=True)
     return 0.0 if math.isnan(total) else float(total)
+
+
+def pin_protocol(spec: SweepSpec, store: ResultStore) -> str:
+    """Save the sweep's fixed protocol on first run; a resume under another one raises
+    `ConfigMismatch` (rows of two protocols must never mix in one sweep). Claws, models and
+    seeds may grow between runs: each cell's key already names them."""
+    from clawmark import PROTOCOL_VERSION
+
+    protocol = {"protocol_version": PROTOCOL_VERSION, "attempt": spec.attempt.model_dump(mode="json")}
+    return store.pin_config(spec.sweep_id, protocol)

@@ -117,3 +117,15 @@ def test_bundled_sweep_files_load():
     for path in (TASKS_CATALOG / "sweeps").glob("*.yaml"):
         spec = load_spec(path)
         assert spec.instances.exists(), path
+
+
+def test_a_resume_under_another_protocol_is_refused(tmp_path):
+    from clawmark.results import ConfigMismatch
+    from clawmark.sweeps.plan import pin_protocol
+
+    store = ResultStore(tmp_path)
+    first = pin_protocol(_spec(), store)
+    assert pin_protocol(_spec(claws=["oracle", "nop", "reference"]), store) == first
+    slower = _spec().attempt.model_copy(update={"eval_timeout_s": 99.0})
+    with pytest.raises(ConfigMismatch):
+        pin_protocol(_spec(attempt=slower), store)

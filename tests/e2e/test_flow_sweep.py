@@ -1,0 +1,77 @@
+"""The sweep flows for real: Prefect, the Docker engine, the gateway, the oracle and nop claws.
+
+Guards the resume contract: a finished cell is never run twice, a cell without a committed row
+is, and rerun-failed picks exactly the cells whose row records an infrastructure failure.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import yaml
+
+from clawmark.results import ResultStore
+from clawmark.settings import TASKS_CATALOG
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+INSTANCE = "clawmark-fixtures__iniparse-py-1"
+
+
+@pytest.fixture
+def spec_file(tmp_path):
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump({
+        "sweep_id": "e2e", "instances": str(TASKS_CATALOG / "swe" / "instances.jsonl"),
+        "tasks": [INSTANCE], "claws": ["oracle", "nop"], "models": ["scripted/demo"],
+    }))
+    return str(path)
+
+
+def _mtimes(store: ResultStore) -> dict[str, float]:
+    paths = [store.row_path("e2e", key) for key in store.completed_cells("e2e")]
+    return {p: os.stat(p).st_mtime_ns for p in paths}
+
+
+def test_sweep_runs_each_cell_once_and_resumes(docker_client, prefect_harness, spec_file, tmp_path):
+    from flows.sweep import sweep
+
+    results = tmp_path / "results"
+    first = sweep(spec_file=spec_file, results_dir=str(results))
+    store = ResultStore(results)
+    frame = store.read("e2e").set_index("claw")
+    assert (first["ran"], first["skipped"]) == (2, 0)
+    errors = frame["error_message"].to_dict()
+    assert frame.loc["oracle", "status"] == "resolved", errors
+    assert frame.loc["nop", "status"] == "empty_patch", errors
+
+    before = _mtimes(store)
+    again = sweep(spec_file=spec_file, results_dir=str(results))
+    assert (again["ran"], again["skipped"]) == (0, 2)
+    assert _mtimes(store) == before
+
+    lost = sorted(before)[0]
+    os.remove(lost)
+    third = sweep(spec_file=spec_file, results_dir=str(results))
+    assert (third["ran"], third["skipped"]) == (1, 1)
+    assert len(store.read("e2e")) == 2
+
+
+def test_rerun_failed_reruns_only_infra_failures(docker_client, prefect_harness, spec_file, tmp_path):
+    from flows.rerun_failed import rerun_failed
+    from flows.sweep import sweep
+
+    results = tmp_path / "results"
+    sweep(spec_file=spec_file, results_dir=str(results))
+    store = ResultStore(results)
+    oracle = store.read("e2e").set_index("claw").loc["oracle"]
+    row = store.read_row("e2e", oracle["cell_key"])
+    outage = {**row.model_dump(), "status": "infra_error", "passed": None, "resolved": None,
+              "resolution": None, "error_kind": None, "error_message": "engine went away"}
+    store.write(type(row).model_validate(outage))
+    assert store.read("e2e").set_index("claw").loc["oracle", "status"] == "infra_error"
+
+    result = rerun_failed(spec_file=spec_file, results_dir=str(results))
+    assert result["rerun"] == 1
+    assert store.read("e2e").set_index("claw").loc["oracle", "status"] == "resolved"
