@@ -63,3 +63,12 @@ def test_blocking_complete_on_a_scripted_model(tmp_path):
     [record] = read_ledger(ledger.path)
     assert (record.role, record.input_tokens, record.output_tokens) == ("supervisor", 10, 1)
     assert record.cost_usd == pytest.approx((10 * 3.0 + 1 * 15.0) / 1e6)
+
+
+def test_every_bundled_cassette_loads():
+    from clawmark.settings import TASKS_CATALOG
+
+    paths = sorted((TASKS_CATALOG / "cassettes").glob("*.yaml"))
+    assert len(paths) >= 3
+    for path in paths:
+        assert load_cassette(path).steps, path
