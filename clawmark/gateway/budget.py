@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterable
+from pathlib import Path
 
 from clawmark.gateway.errors import BudgetExceeded
+from clawmark.gateway.ledger import read_ledger
 
 
 class Budget:
@@ -20,6 +23,13 @@ class Budget:
         self.parent = parent
         self.spent_usd = spent_usd
         self._lock = threading.Lock()
+
+    @classmethod
+    def resumed(cls, cap_usd: float | None, ledger_paths: Iterable[Path], *, name: str = "sweep") -> "Budget":
+        """A budget that starts from what earlier runs already spent (their ledgers), so a resumed
+        sweep cannot spend its cap twice. Unpriced calls cannot count, as in `charge`."""
+        spent = sum(r.cost_usd for path in ledger_paths for r in read_ledger(path) if not math.isnan(r.cost_usd))
+        return cls(cap_usd, name=name, spent_usd=spent)
 
     def check(self) -> None:
         budget: Budget | None = self

@@ -118,3 +118,13 @@ def test_per_call_timeout_cuts_a_slow_upstream():
                  messages=[{"role": "user", "content": "slow please"}],
                  config=ClientConfig(timeout_s=0.5, max_retries=0))
     assert time.monotonic() - started < 1.9
+
+
+def test_resumed_sweep_budget_counts_earlier_ledgers(tmp_path):
+    ledger = Ledger(tmp_path / "a1.jsonl")
+    with FakeUpstream() as upstream:
+        ask(upstream, ledger)  # an earlier run spent $0.0019
+        sweep = Budget.resumed(0.0015, [ledger.path, tmp_path / "never-ran.jsonl"])
+        with pytest.raises(BudgetExceeded):
+            ask(upstream, budget=Budget(None, parent=sweep))
+    assert sweep.spent_usd == pytest.approx(0.0019)
