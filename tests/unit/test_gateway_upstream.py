@@ -76,3 +76,18 @@ def test_slow_upstream_hits_the_call_timeout(tmp_path, path):
         reply = httpx.post(gw.base_url("slow", "executor") + "/chat/completions", json=body, timeout=30)
     assert reply.status_code == 503 and reply.json()["error"]["type"] == "upstream_unavailable"
     assert read_ledger(gw.ledger_path("slow"))[0].status == "upstream_unavailable"
+
+
+def test_streamed_tool_call_with_usage_on_both_paths(tmp_path, path):
+    import litellm
+
+    with GatewayServer(GatewayConfig(ledger_dir=tmp_path)) as gw:
+        gw.register_attempt("s1", model="scripted/gateway-test")
+        chunks = list(litellm.completion(model="openai/any", api_base=gw.base_url("s1", "executor"), api_key="x",
+                                         messages=[{"role": "user", "content": "go"}], stream=True,
+                                         stream_options={"include_usage": True}, max_retries=0))
+    message = litellm.stream_chunk_builder(chunks).choices[0].message
+    assert message.tool_calls[0].function.name == "bash" and message.content == "Running the tests."
+    assert chunks[-1].usage.prompt_tokens_details.cached_tokens == 800
+    [record] = read_ledger(gw.ledger_path("s1"))
+    assert (record.input_tokens, record.output_tokens, record.reasoning_tokens) == (1000, 50, 10)
