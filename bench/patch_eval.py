@@ -62,6 +62,9 @@ def _report(instances, floor: dict[str, float], run, ours: float, target: float)
         outcome = run.outcomes[instance.instance_id]
         print(f"  {instance.instance_id:44s} bare test {floor[instance.instance_id]:6.2f}s   "
               f"evaluate {outcome.durations.get('total', float('nan')):6.2f}s   {outcome.status.value}")
+    stages = ("image", "provision", "apply", "eval", "grade", "total")
+    sums = {stage: sum(o.durations.get(stage, 0.0) for o in run.outcomes.values()) for stage in stages}
+    print("  summed per stage: " + ", ".join(f"{stage} {sums[stage]:.2f}s" for stage in stages))
     unresolved = [iid for iid, o in run.outcomes.items() if o.status is not EvalStatus.RESOLVED]
     ratio = ours / sum(floor.values())
     print(f"  sum of bare test commands (floor)  {sum(floor.values()):7.2f} s")
