@@ -21,6 +21,7 @@ from clawmark.swe.history import REPO_DIR
 
 WORK_DIR = "/tmp/clawmark-eval"
 PATCH_FILE, LOG_FILE, TEST_OUTPUT_FILE, EVAL_FILE = "patch.diff", "run_instance.log", "test_output.txt", "eval.sh"
+REPORT_FILE = "report.json"
 
 
 class EvalStatus(str, Enum):
@@ -73,6 +74,7 @@ def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | P
     reused = _reused_outcome(folder, iid, model_patch) if config.reuse_reports else None
     if reused is not None:
         return reused
+    (folder / REPORT_FILE).unlink(missing_ok=True)  # a stale report of another patch must not read as done
     (folder / PATCH_FILE).write_text(model_patch)
     outcome = _evaluate_guarded(instance, model_patch, folder, config, progress)
     outcome.durations["total"] = round(time.monotonic() - started, 3)
@@ -81,10 +83,13 @@ def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | P
 
 def _evaluate_guarded(instance, model_patch, folder, config, progress) -> EvalOutcome:
     from clawmark.runtime.errors import ImageBuildFailed, ImageMissing, RuntimeFailure
+    from clawmark.swe.eval_script import EvalScriptError
 
     iid = instance.instance_id
     try:
         return _evaluate_in_container(instance, model_patch, folder, config, progress)
+    except EvalScriptError as exc:  # the row has neither eval_script nor test_cmd
+        return _failed(folder, iid, EvalStatus.EVAL_ERROR, str(exc))
     except ImageBuildFailed as exc:  # a subclass of ImageMissing, but a broken recipe is infra
         return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}")
     except (ImageMissing, InstanceUnbuildable) as exc:  # incl. InstanceImageMissing, or removed since the check
@@ -157,7 +162,7 @@ def _grade(instance, model_patch: str, folder: Path, log_text: str, timed_out: b
 def _reused_outcome(folder: Path, iid: str, model_patch: str) -> EvalOutcome | None:
     import json
 
-    report_file, patch_file = folder / "report.json", folder / PATCH_FILE
+    report_file, patch_file = folder / REPORT_FILE, folder / PATCH_FILE
     if not (report_file.is_file() and patch_file.is_file() and patch_file.read_text() == model_patch):
         return None
     try:

@@ -126,3 +126,12 @@ def test_row_that_brings_its_own_present_image_is_evaluated_with_it(tmp_path, do
                                         "image_recipe": None, "language": None})
     outcome = evaluate_prediction(own, own.patch, tmp_path, FRESH)
     assert outcome.status is EvalStatus.RESOLVED and outcome.durations["image"] < 5
+
+
+def test_row_without_eval_script_or_test_cmd_is_eval_error_and_old_report_goes(tmp_path, docker_client):
+    iid = IDS[0]
+    assert evaluate_prediction(BY_ID[iid], BY_ID[iid].patch, tmp_path, FRESH).status is EvalStatus.RESOLVED
+    bare = BY_ID[iid].model_copy(update={"eval_script": None, "test_cmd": None})
+    outcome = evaluate_prediction(bare, BY_ID[iid].patch + "\n", tmp_path, FRESH)
+    assert outcome.status is EvalStatus.EVAL_ERROR and "test_cmd" in outcome.detail
+    assert not (tmp_path / iid / "report.json").exists()
