@@ -37,7 +37,7 @@ def test_mixed_run_completes_with_typed_statuses(tmp_path, docker_client):
         "{oops", pred("nobody__knows-1", "x"), pred("custom__absent-image-1", first["patch"]),
     ]) + "\n")
     result = CliRunner().invoke(app, ["swe", "evaluate", "--instances", str(instances), "--predictions", str(preds),
-                                      "--run-id", "mixed", "--out", str(tmp_path / "out")])
+                                      "--run-id", "mixed", "--out", str(tmp_path / "out"), "--workers", "2"])
     assert result.exit_code == 0, result.output
     assert f"{preds}:4: <line>: expected one JSON object" in result.output
     assert "unknown instance id 'nobody__knows-1'" in result.output
