@@ -78,7 +78,7 @@ def drop_reason(section: FileSection) -> str | None:
         return "non-ASCII path"
     if any(line.startswith("GIT binary patch") or _binary_marker(line) for line in section.lines):
         return "binary"
-    if any("160000" in line for line in header if line.startswith(("new file mode", "index ", "old mode", "new mode"))):
+    if any(_gitlink_mode(line) for line in header):
         return "nested repository"
     if any(_is_setup_or_lock(path) for path in section.paths):
         return "setup/lock file"
@@ -122,6 +122,13 @@ def _header_paths(line: str) -> list[str]:
         return [rest[2:2 + half]]
     left, _, right = rest.partition(" b/")
     return [p for p in (left.removeprefix("a/"), right) if p]
+
+
+def _gitlink_mode(line: str) -> bool:
+    """Mode 160000 (a nested repository) on a mode or index line; never matched inside a hash."""
+    if line.startswith(("new file mode ", "deleted file mode ", "old mode ", "new mode ", "index ")):
+        return line.split()[-1] == "160000"
+    return False
 
 
 def _non_ascii(path: str) -> bool:

@@ -145,3 +145,14 @@ def test_oversized_patch_is_a_typed_error(tmp_path):
     with pytest.raises(PatchTooLarge) as info:
         extract_patch(HostShell(repo, GIT_ENV), base, workdir=str(repo), max_bytes=100_000)
     assert info.value.size > 100_000
+
+
+def test_gitlinks_dropped_but_a_hash_containing_160000_is_not_a_gitlink():
+    raw = (
+        "diff --git a/vendor/lib b/vendor/lib\nnew file mode 160000\nindex 0000000..abc1234\n--- /dev/null\n"
+        "+++ b/vendor/lib\n@@ -0,0 +1 @@\n+Subproject commit abc1234\n"
+        "diff --git a/a.py b/a.py\nindex 1600001..2160000 100644\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\n"
+    )
+    cleaned = clean_patch(raw)
+    assert cleaned.dropped_files == {"vendor/lib": "nested repository"}
+    assert _files(cleaned.clean) == {"a.py"}
