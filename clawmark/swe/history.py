@@ -31,7 +31,7 @@ git clean -fdq
 git checkout -q --detach "$base"
 git worktree prune; rm -rf .git/worktrees
 for r in $(git remote); do git remote remove "$r"; done
-git for-each-ref --format='%(refname)' | while IFS= read -r ref; do git update-ref -d "$ref"; done
+git for-each-ref --format='%(refname)' | while IFS= read -r ref; do git update-ref --no-deref -d "$ref"; done
 { git config --name-only --get-regexp '^branch\.' || true; } | sed 's/\.[^.]*$//' | sort -u \
   | while IFS= read -r s; do git config --remove-section "$s"; done
 git checkout -q -b @BRANCH@

@@ -42,6 +42,7 @@ def repo_with_future(tmp: Path) -> tuple[Path, str, str]:
     git(repo, "stash", "-q")
     git(repo, "fetch", "-q", "origin")
     git(repo, "notes", "add", "-m", "fix is in " + fix, base)
+    git(repo, "symbolic-ref", "refs/heads/alias", "refs/heads/work")  # deleting it must not delete work twice
     git(repo, "update-server-info")  # .git/info/refs lists every ref with its sha
     (repo / ".git" / "COMMIT_EDITMSG").write_text("fix add\n")
     return repo, base, fix

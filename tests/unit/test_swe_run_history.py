@@ -39,6 +39,7 @@ def test_after_strip_no_command_finds_the_fix(tmp_path):
     assert fix not in git(repo, "reflog", "--all") and git(repo, "stash", "list") == ""
     assert git(repo, "tag") == "" and git(repo, "remote") == ""
     assert git(repo, "for-each-ref", "--format=%(refname)") == "refs/heads/main"
+    assert sorted(p.name for p in (repo / ".git" / "refs" / "heads").iterdir()) in ([], ["main"])  # no dangling symref
     rc, out = _git_rc(repo, "show", fix)
     assert rc != 0 and "FIXED" not in out
     assert _git_rc(repo, "cat-file", "-e", fix)[0] != 0
