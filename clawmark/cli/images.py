@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import typer
 
 app = typer.Typer(no_args_is_help=True)
+MILESTONE = re.compile(r"^(Step \d+/\d+ : (?!LABEL)|I: (running|downloading|installing|success)|building |importing )")
 
 
 @app.command("build")
@@ -45,8 +47,9 @@ def _build_one(console, images, name: str, verbose: bool) -> None:
     with console.status(f"building {ref}") as status:
         def progress(line: str) -> None:
             lines.append(line)
-            if verbose:
-                console.print(line, markup=False, highlight=False)
+            # Without a terminal (CI, make) the spinner is invisible: show the milestones.
+            if verbose or (not console.is_terminal and MILESTONE.match(line)):
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
             status.update(f"building {ref}: {line[:100]}")
 
         images.ensure_image(name, progress=progress)
