@@ -9,13 +9,9 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from clawmark.runtime.errors import RuntimeFailure
+from clawmark.runtime.errors import ArchiveTooLarge
 
 SPOOL_BYTES = 32 * 2**20
-
-
-class ArchiveTooLarge(RuntimeFailure):
-    """A copy out of a container exceeded its byte limit."""
 
 
 def pack_path(host_path: Path, owner: tuple[int, int] | None) -> tempfile.SpooledTemporaryFile:

@@ -29,6 +29,10 @@ class ExecTimeout(RuntimeFailure):
         self.result = result
 
 
+class ArchiveTooLarge(RuntimeFailure):
+    """A copy out of a container exceeded its byte limit (SandboxConfig.max_copy_bytes)."""
+
+
 class ContainerGone(RuntimeFailure):
     """The container (or the command's process) was killed by the engine or the kernel.
 

@@ -68,3 +68,16 @@ def test_missing_paths_raise_file_not_found(sb, tmp_path):
         sb.copy_out("/no/such/dir", tmp_path)
     with pytest.raises(FileNotFoundError):
         sb.copy_in(tmp_path / "absent", "/x")
+
+
+def test_copy_out_beyond_the_limit_is_refused(docker_client, tmp_path):
+    from clawmark.runtime.errors import ArchiveTooLarge
+
+    config = SandboxConfig(image=ensure_image("base"), max_copy_bytes=64 * 1024, labels={"clawmark.test": "runtime"})
+    with Sandbox.provision(config) as box:
+        box.exec("head -c 200000 /dev/urandom > /big.bin", timeout_s=30)
+        with pytest.raises(ArchiveTooLarge, match="/big.bin"):
+            box.read_file("/big.bin")
+        with pytest.raises(ArchiveTooLarge):
+            box.copy_out("/big.bin", tmp_path)
+    assert not (tmp_path / "big.bin").exists()
