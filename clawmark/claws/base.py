@@ -40,7 +40,7 @@ How every claw in ``shared/reference/claws.md`` maps onto this protocol without 
 * **mini-swe-agent 2.4.6** (built here, :mod:`clawmark.claws.mini_swe_agent`) — venv at
   ``/opt/claws/mini`` mounted into the instance container; ``send_task`` runs ``mini -y
   --exit-immediately -m openai/<model> -c mini.yaml -c model.model_kwargs.api_base=<gateway>
-  -t <msg> -o traj.json``; a follow-up turn would be a small wrapper appending the user message
+  -t <msg> -o traj.json``; a follow-up turn runs a small wrapper appending the user message
   to the saved trajectory; ``collect_usage`` sums the trajectory's per-call usage.
 * **reference**, **bare**, **oracle**, **nop** — our own claws, run on the host and acting on the
   container through ``ctx.sandbox.exec``.

@@ -10,8 +10,9 @@ container. The venv runs on the base image's ``/usr/bin/python3``, common to all
 (``openai/<model>`` through litellm with ``api_base``); the container is on the gateway's
 internal network, so the gateway is all it can reach. Its trajectory is copied out after the
 run; its own cost figures are ignored (``MSWEA_COST_TRACKING=ignore_errors``): the ledger is
-the truth. A follow-up turn would need a small wrapper that appends the user message to the
-saved trajectory and keeps stepping (mini has no CLI resume); it is not built yet.
+the truth. mini has no CLI resume, so a follow-up turn runs :mod:`clawmark.claws.mini_continue`
+(copied into the claw home, run with mini's venv): it reloads the saved trajectory, appends the
+user message and keeps stepping with mini's own loop.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pydantic import Field
 from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
 
 IMAGE_NAME = "claw-mini-swe-agent"
+CONTINUE_SCRIPT = Path(__file__).with_name("mini_continue.py")
 VENV = "/opt/claws/mini"
 OVERRIDES = f"{VENV}/clawmark-mini.yaml"
 _EXITS: dict[str, tuple[str, bool]] = {  # mini exit_status → (finish_reason, success)
@@ -104,24 +106,22 @@ class MiniSweAgentClaw(ClawAdapter):
             raise ClawError(f"mini-swe-agent is not runnable in the container: {probe.stderr[-500:]}")
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
-        if turn > 0:
-            return TurnResult(success=False, finish_reason="error", exit_status="unsupported",
-                              error="mini-swe-agent follow-up turns are not built yet")
         clock = Stopwatch()
-        task_file = f"{ctx.claw_home}/task.txt"
+        task_file = f"{ctx.claw_home}/task-{turn}.txt"
         ctx.sandbox.write_file(task_file, message.encode())
-        result = ctx.sandbox.exec(self._command(ctx, task_file), timeout_s=self._deadline(ctx),
-                                  workdir=ctx.workspace, env=self._env(ctx))
-        logs = self._save_logs(ctx, result)
+        command = self._first_turn(ctx, task_file) if turn == 0 else self._follow_up(ctx, task_file)
+        result = ctx.sandbox.exec(command, timeout_s=self._deadline(ctx), workdir=ctx.workspace,
+                                  env=self._env(ctx))
+        logs = self._save_logs(ctx, result, turn)
         return self._result(ctx, result, logs, clock)
 
     def _deadline(self, ctx: ClawContext) -> float:
         config: Any = self.config
         return ctx.budgets.seconds + config.grace_s
 
-    def _command(self, ctx: ClawContext, task_file: str) -> str:
+    def _specs(self, ctx: ClawContext) -> list[str]:
         config: Any = self.config
-        specs = [
+        return [
             "mini.yaml",
             OVERRIDES,
             f"model.model_kwargs.api_base={ctx.gateway_url}",
@@ -130,11 +130,20 @@ class MiniSweAgentClaw(ClawAdapter):
             f"environment.cwd={ctx.workspace}",
             f"environment.timeout={config.command_timeout_s}",
         ]
+
+    def _first_turn(self, ctx: ClawContext, task_file: str) -> str:
         parts = [f"{VENV}/bin/mini", "-y", "--exit-immediately", "-m", f"openai/{ctx.model}"]
-        for spec in specs:
+        for spec in self._specs(ctx):
             parts += ["-c", spec]
         parts += ["-o", f"{ctx.claw_home}/traj.json"]
-        return " ".join(shlex.quote(p) for p in parts) + f' -t "$(cat {shlex.quote(task_file)})"'
+        return _join(parts) + f' -t "$(cat {shlex.quote(task_file)})"'
+
+    def _follow_up(self, ctx: ClawContext, task_file: str) -> str:
+        """mini has no CLI resume: our wrapper reloads traj.json and keeps stepping."""
+        script = f"{ctx.claw_home}/mini_continue.py"
+        ctx.sandbox.write_file(script, CONTINUE_SCRIPT.read_bytes())
+        return _join([f"{VENV}/bin/python", script, f"{ctx.claw_home}/traj.json", task_file,
+                      f"openai/{ctx.model}", *self._specs(ctx)])
 
     def _env(self, ctx: ClawContext) -> dict[str, str]:
         return {
@@ -147,9 +156,9 @@ class MiniSweAgentClaw(ClawAdapter):
             "NO_COLOR": "1",
         }
 
-    def _save_logs(self, ctx: ClawContext, result: Any) -> list[str]:
+    def _save_logs(self, ctx: ClawContext, result: Any, turn: int) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
-        out = ctx.host_dir / "mini-output.log"
+        out = ctx.host_dir / f"mini-output-turn{turn}.log"
         out.write_text(f"{result.stdout}\n--- stderr ---\n{result.stderr}")
         paths = [str(out)]
         traj = self._trajectory(ctx)
@@ -195,6 +204,10 @@ class MiniSweAgentClaw(ClawAdapter):
         dest.mkdir(parents=True, exist_ok=True)
         (dest / "mini-traj.json").write_bytes(src.read_bytes())
         return [dest / "mini-traj.json"]
+
+
+def _join(parts: list[str]) -> str:
+    return " ".join(shlex.quote(part) for part in parts)
 
 
 def trajectory_usage(traj: dict[str, Any]) -> Usage:
