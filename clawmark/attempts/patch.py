@@ -13,22 +13,19 @@ torn down, which ends whatever the claw was still doing in it.
 
 from __future__ import annotations
 
-import json
 import traceback
 import uuid
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from clawmark.attempts.grading import grade_patch
 from clawmark.attempts.outcome import PatchOutcome
 from clawmark.attempts.phases import PhaseClock
 from clawmark.attempts.session import ClawSession
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
-
-PROMPT_ROLE = "executor"
 
 
 class PatchAttemptConfig(BaseModel):
@@ -79,6 +76,7 @@ def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, swe
         "sweep_id": sweep_id,
         "track": Track.PATCH,
         "task_id": instance.instance_id,
+        # The row's content, not where this machine keeps its bundle: same hash on every host.
         "task_hash": config_hash(instance.model_dump(mode="json", exclude={"image_recipe", "repo_bundle"})),
         "category": instance.repo,
         "language": instance.language,
@@ -101,13 +99,11 @@ def _attempt(instance: Any, claw: ClawAdapter, model: str, attempt_id: str, layo
              gateway: Any, config: PatchAttemptConfig, clock: PhaseClock) -> PatchOutcome:
     session = ClawSession(instance, claw, model, attempt_id, layout, gateway, config, clock)
     outcome, patch = session.run()
-    if outcome is not None:
-        return outcome
-    from clawmark.attempts.grading import grade_patch
-
-    turn = session.turn
-    note = None if turn is None or turn.success else f"claw {turn.exit_status}: {turn.error or ''}".strip()
-    return grade_patch(instance, patch, claw.name, model, layout, config, clock, note)
+    if outcome is None:
+        turn = session.turn
+        note = None if turn is None or turn.success else f"claw {turn.exit_status}: {turn.error or ''}".strip()
+        outcome = grade_patch(instance, patch, claw.name, model, layout, config, clock, note)
+    return outcome.model_copy(update={"image_id": session.image_id})
 
 
 def _row(fields: dict[str, Any], outcome: PatchOutcome, attempt_id: str, layout: AttemptLayout,
@@ -132,8 +128,3 @@ def _row(fields: dict[str, Any], outcome: PatchOutcome, attempt_id: str, layout:
         scripted_model=model.startswith("scripted/"),
         artifacts_dir=str(layout.dir),
     )
-
-
-def write_json(path: Path, payload: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, indent=2, default=str))

@@ -23,6 +23,7 @@ class ClawSession:
         self.instance, self.claw, self.model, self.attempt_id = instance, claw, model, attempt_id
         self.layout, self.gateway, self.config, self.clock = layout, gateway, config, clock
         self.turn: TurnResult | None = None
+        self.image_id: str | None = None
 
     def context(self) -> ClawContext:
         from clawmark.attempts.gateway_link import container_url, host_url
@@ -49,6 +50,7 @@ class ClawSession:
             with self.clock.phase("provision"):
                 env = self._environment(ctx)
                 ctx.sandbox = env.__enter__()
+                self.image_id = ctx.sandbox.image_id
         except Exception as exc:  # noqa: BLE001 - no image, leak (refused), engine: infra, typed by name
             return PatchOutcome.infra(exc, "provision"), None
         register(self.gateway, self.attempt_id, self.model, self.config, self.layout.ledger)
