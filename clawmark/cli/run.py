@@ -28,6 +28,9 @@ def run(
     instances: Path | None = typer.Option(None, "--instances", help="SWE instance file (default: bundled)."),
     results: Path | None = typer.Option(None, "--results", help="Result store root (default: settings)."),
     sweep_id: str = typer.Option("adhoc", "--sweep-id", help="Sweep the row is filed under."),
+    steps: int = typer.Option(50, "--steps", min=1, help="Claw budget: model calls."),
+    seconds: float = typer.Option(3600.0, "--seconds", min=1, help="Claw budget: wall seconds (host deadline)."),
+    cost_usd: float = typer.Option(3.0, "--cost-usd", min=0, help="Claw budget: USD (gateway-enforced)."),
     as_json: bool = typer.Option(False, "--json", help="Print the row as JSON instead of a table."),
 ) -> None:
     """Run one attempt of a task with a claw and a model, and print its result row."""
@@ -38,7 +41,8 @@ def run(
     if not SWEEP_RE.match(sweep_id):
         _fail(f"--sweep-id: expected letters, digits, '.', '_' or '-' (got {sweep_id!r})")
     instance = _find_task(task_id, instances)
-    row = _run_patch(instance, claw, model, seed, results, sweep_id)
+    budgets = {"steps": steps, "seconds": seconds, "cost_usd": cost_usd}
+    row = _run_patch(instance, claw, model, seed, results, sweep_id, budgets)
     _print_row(row, as_json)
 
 
@@ -70,21 +74,25 @@ def _is_closed_loop(task_id: str) -> bool:
         return False
 
 
-def _run_patch(instance: Any, claw: str, model: str, seed: int, results: Path | None, sweep_id: str) -> Any:
-    from clawmark.attempts.patch import run_patch_attempt
+def _run_patch(instance: Any, claw: str, model: str, seed: int, results: Path | None, sweep_id: str,
+               budgets: dict[str, float]) -> Any:
+    from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
     from clawmark.gateway.server import GatewayConfig, GatewayServer
     from clawmark.results import ResultStore
+    from clawmark.runtime.engine import docker_client
     from clawmark.runtime.errors import EngineUnavailable
     from clawmark.settings import settings
 
+    try:
+        docker_client()  # an engine that is down is bad setup, not an attempt outcome
+    except EngineUnavailable as exc:
+        _fail(str(exc))
     conf = settings()
     store = ResultStore(results or conf.results_dir)
     gateway = GatewayConfig(host=conf.gateway_host, port=conf.gateway_port, ledger_dir=conf.home / "ledgers")
-    try:
-        with GatewayServer(gateway) as server:
-            return run_patch_attempt(instance, claw, model, seed, store, sweep_id, server)
-    except EngineUnavailable as exc:
-        _fail(str(exc))
+    config = PatchAttemptConfig(budgets=budgets)
+    with GatewayServer(gateway) as server:
+        return run_patch_attempt(instance, claw, model, seed, store, sweep_id, server, config=config)
 
 
 def _print_row(row: Any, as_json: bool) -> None:

@@ -40,3 +40,11 @@ def test_bad_instances_file_is_one_line(tmp_path):
 def test_unsafe_sweep_id_is_refused():
     code, out = _run("clawmark-fixtures__iniparse-py-1", "--claw", "nop", "--model", "none", "--sweep-id", "../x")
     assert code == 1 and "--sweep-id" in out
+
+
+def test_engine_down_is_a_setup_error_not_a_row(monkeypatch, tmp_path):
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:1")  # nothing listens on port 1
+    code, out = _run("clawmark-fixtures__iniparse-py-1", "--claw", "nop", "--model", "none",
+                     "--results", str(tmp_path / "results"))
+    assert code == 1 and "Docker engine not reachable" in out
+    assert not (tmp_path / "results").exists()
