@@ -51,11 +51,13 @@ class ToolBox:
     def __init__(self, sandbox: Any, workspace: str, config: ToolConfig):
         self.sandbox, self.workspace, self.config = sandbox, workspace, config
 
-    def run(self, name: str, arguments: str) -> str:
+    def run(self, name: str, arguments: str | dict[str, Any]) -> str:
         try:
-            args = json.loads(arguments or "{}")
-        except json.JSONDecodeError as exc:
+            args = arguments if isinstance(arguments, dict) else json.loads(arguments or "{}")
+        except (json.JSONDecodeError, TypeError) as exc:
             return f"error: arguments are not valid JSON ({exc})"
+        if not isinstance(args, dict):
+            return "error: arguments must be a JSON object"
         handler = getattr(self, f"_tool_{name}", None)
         if handler is None:
             return f"error: unknown tool {name!r}; tools: bash, read_file, write_file, edit, submit"

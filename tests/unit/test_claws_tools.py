@@ -47,6 +47,8 @@ def test_missing_files_bad_arguments_and_unknown_tools_are_observations(box):
     assert _call(box, "read_file", path="nope.txt") == "error: no such file nope.txt"
     assert _call(box, "edit", path="nope.txt", old_str="a", new_str="b") == "error: no such file nope.txt"
     assert box.run("bash", "{not json").startswith("error: arguments are not valid JSON")
+    assert box.run("bash", "[1, 2]") == "error: arguments must be a JSON object"
+    assert box.run("bash", {"command": "echo ok"}) == "[exit code 0]\nok\n"  # some providers send objects
     assert _call(box, "bash", cmd="ls").startswith("error: bad arguments for bash")
     assert _call(box, "browse", url="x").startswith("error: unknown tool 'browse'")
 
