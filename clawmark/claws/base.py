@@ -159,8 +159,9 @@ class ClawAdapter:
         return {"name": self.name, "version": self.version, **self.config.model_dump(mode="json")}
 
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
-        """Extra container settings as SandboxConfig fields (volumes, env, ...); called before
-        the container exists, so ``ctx.sandbox`` is None here."""
+        """Extra container settings, as fields of ``clawmark.swe.environment.InstanceEnvConfig``
+        (network, volumes, env, user, extra_hosts); called before the container exists, so
+        ``ctx.sandbox`` is None here."""
         return {}
 
     def post_container_start(self, ctx: ClawContext) -> None:
