@@ -88,9 +88,9 @@ class UnknownClaw(ClawError):
 class Budgets(BaseModel):
     """Limits the claw must respect; the attempt runner also enforces seconds host-side."""
 
-    steps: int = Field(50, description="Maximum model calls (tool-loop steps) per turn.")
-    seconds: float = Field(3600.0, description="Wall-clock budget of the claw for the instance.")
-    cost_usd: float = Field(3.0, description="Spend limit in USD (NaN-priced calls count as 0).")
+    steps: int = Field(50, ge=1, description="Maximum model calls (tool-loop steps) per turn.")
+    seconds: float = Field(3600.0, ge=0, description="Wall-clock budget of the claw for the instance.")
+    cost_usd: float = Field(3.0, ge=0, description="Spend limit in USD (NaN-priced calls count as 0).")
 
 
 class Usage(BaseModel):
