@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from clawmark.runtime import build
 from clawmark.runtime.engine import docker_client
-from clawmark.runtime.errors import ImageBuildFailed
+from clawmark.runtime.errors import ImageBuildFailed, ImageMissing
 from clawmark.runtime.recipes import Recipe, discover, get_recipe, repository, tree_digest
 
 Progress = Callable[[str], None]
@@ -36,18 +36,20 @@ class ImageStatus(BaseModel):
     parent: str | None = None
 
 
-def image_ref(name: str, recipes: dict[str, Recipe] | None = None) -> str:
+def image_ref(name: str, recipes: dict[str, Recipe] | None = None, _seen: tuple[str, ...] = ()) -> str:
     """`clawmark/<name>:<hash12>` of a recipe: its files plus its parent's ref."""
+    if name in _seen:
+        raise ImageMissing(f"recipe parents form a cycle: {' -> '.join((*_seen, name))}")
     recipe = get_recipe(name, recipes)
-    parent_ref = image_ref(recipe.parent, recipes) if recipe.parent else ""
+    parent_ref = image_ref(recipe.parent, recipes, (*_seen, name)) if recipe.parent else ""
     return f"{repository(name)}:{tree_digest(recipe.folder, parent_ref)[:12]}"
 
 
 def ensure_image(name: str, progress: Progress | None = None) -> str:
     """The ref of recipe `name`, building it (and its parents) only when absent."""
+    ref = image_ref(name)  # validates the whole parent chain before building anything
     recipe = get_recipe(name)
     parent_ref = ensure_image(recipe.parent, progress) if recipe.parent else None
-    ref = image_ref(name)
     labels = {**recipe.labels, "clawmark.recipe": name, "clawmark.kind": "recipe"}
     with _build_lock(ref):
         if image_present(ref):

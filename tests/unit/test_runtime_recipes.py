@@ -103,3 +103,10 @@ def discover_ok(root: Path):
     from clawmark.runtime.recipes import load_recipe
 
     return {name: load_recipe(root / name) for name in ("base", "lang")}
+
+
+def test_parent_cycle_is_a_clear_error(tmp_path):
+    root = write_recipes(tmp_path)
+    (root / "base" / "recipe.yaml").write_text("parent: lang\n")
+    with pytest.raises(ImageMissing, match="cycle: lang -> base -> lang"):
+        image_ref("lang", discover(root))
