@@ -40,6 +40,20 @@ class PatchOutcome(BaseModel):
                    error_message=f"{phase}: {type(exc).__name__}: {exc}")
 
 
+def infra_exceptions() -> tuple[type[BaseException], ...]:
+    """Failures of the world under the attempt (engine, images, git steps, claw set-up, disk):
+    infra rows. Any other exception is a bug of ours and becomes a harness_error row."""
+    import docker.errors
+    import requests
+
+    from clawmark.claws import ClawError
+    from clawmark.runtime.errors import RuntimeFailure
+    from clawmark.swe.errors import SweRunError
+
+    return (RuntimeFailure, SweRunError, ClawError, docker.errors.DockerException,
+            requests.exceptions.RequestException, OSError, TimeoutError)
+
+
 def model_error_status(kind: str | None) -> Status | None:
     """The error status a claw's model failure imposes, or None when the patch is still graded."""
     return INFRA_MODEL_ERRORS.get(kind or "")

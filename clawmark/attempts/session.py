@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from clawmark.attempts.outcome import PatchOutcome, model_error_status
+from clawmark.attempts.outcome import PatchOutcome, infra_exceptions, model_error_status
 from clawmark.attempts.phases import PhaseClock
 from clawmark.claws import ClawAdapter, ClawContext, TurnResult
 from clawmark.results import AttemptLayout, ErrorKind
@@ -45,13 +45,13 @@ class ClawSession:
         """(outcome, None) when the attempt ended early; (None, ExtractedPatch) to grade."""
         from clawmark.attempts.gateway_link import register, unregister
 
-        ctx = self.context()
         try:
             with self.clock.phase("provision"):
+                ctx = self.context()  # the gateway network lives in the engine too
                 env = self._environment(ctx)
                 ctx.sandbox = env.__enter__()
                 self.image_id = ctx.sandbox.image_id
-        except Exception as exc:  # noqa: BLE001 - no image, leak (refused), engine: infra, typed by name
+        except infra_exceptions() as exc:  # no image, leak (refused), engine: typed by name in the row
             return PatchOutcome.infra(exc, "provision"), None
         register(self.gateway, self.attempt_id, self.model, self.config, self.layout.ledger)
         try:
@@ -81,7 +81,7 @@ class ClawSession:
         try:
             with self.clock.phase("executor"):
                 self.turn = self._drive(ctx)
-        except Exception as exc:  # noqa: BLE001 - the claw's hooks failing is infra (ClawError, ContainerGone)
+        except infra_exceptions() as exc:  # ClawError, ContainerGone, engine trouble
             return PatchOutcome.infra(exc, "claw"), None
         self._save_turn(ctx)
         if (status := model_error_status(self.turn.error_kind)) is not None:
@@ -90,7 +90,7 @@ class ClawSession:
         try:
             with self.clock.phase("extract"):
                 patch = extract_patch(ctx.sandbox, self.instance.base_commit)
-        except Exception as exc:  # noqa: BLE001 - typed: SweRunError kinds are runner-side failures
+        except infra_exceptions() as exc:  # SweRunError kinds: git steps, patch too large
             return PatchOutcome.infra(exc, "extract"), None
         self.layout.patch.write_text(patch.clean)
         self.layout.raw_patch.write_text(patch.raw)
