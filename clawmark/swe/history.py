@@ -37,7 +37,7 @@ git for-each-ref --format='%(refname)' | while IFS= read -r ref; do git update-r
 git checkout -q -b @BRANCH@
 rm -rf .git/ORIG_HEAD .git/FETCH_HEAD .git/MERGE_HEAD .git/CHERRY_PICK_HEAD .git/REVERT_HEAD \
   .git/AUTO_MERGE .git/BISECT_* .git/rebase-merge .git/rebase-apply .git/refs/original .git/rr-cache \
-  .git/COMMIT_EDITMSG .git/MERGE_MSG .git/SQUASH_MSG .git/info/refs .git/gitk.cache
+  .git/COMMIT_EDITMSG .git/MERGE_MSG .git/SQUASH_MSG .git/info/refs .git/gitk.cache .git/info/grafts
 if [ -s .git/objects/info/alternates ]; then git repack -a -d -q; rm -f .git/objects/info/alternates; fi
 rm -f .git/objects/pack/*.keep
 git reflog expire --expire=now --expire-unreachable=now --all

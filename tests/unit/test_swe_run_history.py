@@ -93,3 +93,11 @@ def test_missing_base_is_a_leak_finding_not_a_crash(tmp_path):
     repo, _, _ = repo_with_future(tmp_path)
     findings = find_leaks(HostShell(repo, GIT_ENV), "0" * 40, workdir=str(repo))
     assert findings and "is not in the repository" in findings[0]
+
+
+def test_a_graft_cannot_smuggle_the_fix_in_as_an_ancestor(tmp_path):
+    repo, base, fix = repo_with_future(tmp_path)
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "grafts").write_text(f"{base} {fix}\n")  # base "has" the fix as parent
+    prepare_history(HostShell(repo, GIT_ENV), base, [fix], workdir=str(repo))
+    assert _git_rc(repo, "cat-file", "-e", fix)[0] != 0
