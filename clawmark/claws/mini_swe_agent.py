@@ -110,7 +110,9 @@ class MiniSweAgentClaw(ClawAdapter):
         task_file = f"{ctx.claw_home}/task-{turn}.txt"
         ctx.sandbox.write_file(task_file, message.encode())
         command = self._first_turn(ctx, task_file) if turn == 0 else self._follow_up(ctx, task_file)
-        result = ctx.sandbox.exec(command, timeout_s=self._deadline(ctx), workdir=ctx.workspace,
+        # mini looks for `-c mini.yaml` in its cwd before its builtin configs: run it from the claw
+        # home, so a repository holding a mini.yaml cannot swap the protocol's config.
+        result = ctx.sandbox.exec(command, timeout_s=self._deadline(ctx), workdir=ctx.claw_home,
                                   env=self._env(ctx))
         logs = self._save_logs(ctx, result, turn)
         return self._result(ctx, result, logs, clock)
