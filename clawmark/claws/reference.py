@@ -78,6 +78,7 @@ class ReferenceClaw(ClawAdapter):
         super().__init__(config)
         self.messages: list[dict[str, Any]] = []
         self.steps = 0
+        self.usage = Usage(cost_usd=math.nan)  # from the replies' usage blocks (a cross-check)
 
     def create_agent(self, ctx: ClawContext) -> None:
         self.messages = [{"role": "system", "content": SYSTEM_PROMPT.format(workspace=ctx.workspace)}]
@@ -91,7 +92,7 @@ class ReferenceClaw(ClawAdapter):
         return loop.run()
 
     def collect_usage(self, ctx: ClawContext) -> Usage | None:
-        return Usage(calls=self.steps)
+        return self.usage
 
     def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
         dest.mkdir(parents=True, exist_ok=True)
@@ -139,6 +140,7 @@ class _Loop:
             message = first_message(reply)
         except ModelError as exc:
             raise ModelFailed(exc.kind, str(exc)) from exc
+        _add_usage(self.claw.usage, reply.get("usage") or {})
         self.claw.messages.append(_assistant_entry(message))
         self.act(message.get("tool_calls") or [])
 
@@ -194,6 +196,13 @@ class _Loop:
             error=None if isinstance(exit_, (Submitted, Finished)) else str(exit_),
             error_kind=getattr(exit_, "kind", None),
         )
+
+
+def _add_usage(total: Usage, usage: dict[str, Any]) -> None:
+    total.calls += 1
+    total.input_tokens += int(usage.get("prompt_tokens") or 0)
+    total.output_tokens += int(usage.get("completion_tokens") or 0)
+    total.cached_tokens += int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
 
 
 def _assistant_entry(message: dict[str, Any]) -> dict[str, Any]:

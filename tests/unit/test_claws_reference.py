@@ -41,12 +41,18 @@ def _run(ctx):
 
 def test_cassette_fix_is_applied_and_passes_the_hidden_tests(gateway, tmp_path):
     ctx = _context(gateway, tmp_path, f"ref-{INI}", "ref-ok")
-    result = _run(ctx)
+    claw = get_claw("reference")
+    claw.create_agent(ctx)
+    result = claw.send_task(ctx, "Fix the issue: passwords with '#' are truncated.", 0)
     assert (result.exit_status, result.finish_reason, result.success) == ("submitted", "stop", True)
     tests = run_hidden_tests(instance(INI), ctx.sandbox.root, F2P)
     assert tests.returncode == 0, tests.stdout
     records = read_ledger(ctx.ledger_path)
     assert [r.role for r in records] == ["executor"] * 5 and all(r.status == "ok" for r in records)
+    own = claw.collect_usage(ctx)  # the claw's own count agrees with the ledger (the truth)
+    assert (own.calls, own.input_tokens, own.output_tokens, own.cached_tokens) == (
+        5, sum(r.input_tokens for r in records), sum(r.output_tokens for r in records),
+        sum(r.cached_tokens for r in records))
 
 
 def test_transcript_holds_every_step_and_tool_output(gateway, tmp_path):
