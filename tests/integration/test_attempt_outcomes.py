@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import pytest
 from typer.testing import CliRunner
@@ -19,12 +18,12 @@ pytestmark = pytest.mark.docker
 
 
 def test_host_deadline_cuts_a_slow_claw_off(store, gateway):  # noqa: F811
-    started = time.monotonic()
     row = attempt(INI, "reference", f"scripted/ref-slow-{INI}", store, gateway,
                   budgets=Budgets(seconds=1), deadline_grace_s=2)
-    assert time.monotonic() - started < 18  # did not wait for the 20 s reply
     turn = json.loads((store.layout(row.sweep_id, row.cell_key).logs / "turn-0.json").read_text())
-    assert (turn["exit_status"], turn["timeout"]) == ("host_deadline", True)
+    assert (turn["exit_status"], turn["timeout"], turn["duration_s"]) == ("host_deadline", True, 3)
+    assert row.wall.executor < 10  # cut at 1 + 2 s, not after the 20 s reply
+    assert "claw host_deadline" in row.error_message
     assert (row.status, row.resolved) == (Status.EMPTY_PATCH, False)
 
 
