@@ -3,9 +3,10 @@ so a live run replays offline as `scripted/<name>`. Format: tasks_catalog/casset
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
+
+from clawmark.fsio import atomic_write_text
 from typing import Any
 
 import yaml
@@ -28,10 +29,7 @@ class CassetteRecorder:
             data = yaml.safe_load(self.path.read_text(encoding="utf-8")) if self.path.exists() else None
             data = data or {"description": "recorded by the clawmark gateway", "steps": []}
             data["steps"].append(step)
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
-            os.replace(tmp, self.path)
+            atomic_write_text(self.path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
 
 
 def _step(messages: list[dict], message: dict, usage: dict) -> dict[str, Any]:

@@ -20,12 +20,12 @@ unfinished cell and is removed by `ResultStore.clear_partial` on resume.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from clawmark.fsio import atomic_write_bytes
 from typing import Any
 
 from clawmark.results.identity import config_hash
@@ -43,21 +43,6 @@ def check_name(kind: str, value: str) -> str:
     return value
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> Path:
-    """Write via a hidden temp file in the same folder + `os.replace`: readers see all or nothing."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if fsync:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def last_touched(folder: Path) -> float:

@@ -32,7 +32,8 @@ import pyarrow.parquet as pq
 
 from clawmark.results.compaction import compact_sweep, import_rows
 from clawmark.results.errors import BadFile, CorruptResults
-from clawmark.results.layout import AttemptLayout, atomic_write_bytes, check_name, last_touched
+from clawmark.fsio import atomic_write_bytes
+from clawmark.results.layout import AttemptLayout, check_name, last_touched
 from clawmark.results.pinning import pin_config
 from clawmark.results.row import AttemptRow
 from clawmark.results.schema import RESULTS_SCHEMA, from_record, to_frame, to_table

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from clawmark.fsio import atomic_write_text
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -72,13 +72,7 @@ def write_predictions(path: str | Path, predictions: Iterable[Prediction]) -> No
     path = Path(path)
     unique = {p.instance_id: p for p in predictions}
     lines = "".join(json.dumps(unique[iid].model_dump(), ensure_ascii=False) + "\n" for iid in sorted(unique))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(lines)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    atomic_write_text(path, lines)
 
 
 def upsert_prediction(path: str | Path, prediction: Prediction) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from clawmark.fsio import atomic_write_text
 from typing import Any, Mapping
 
 from clawmark.swe.grading import GradeResult
@@ -86,20 +86,7 @@ def _entry(reports: Mapping[str, Mapping[str, Any] | None], instance_id: str) ->
 def write_json_atomic(path: str | Path, data: Any) -> Path:
     """Write JSON so readers see the old file or the whole new one, never a torn one
     ("report.json exists" means the instance is done)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=4)
-            out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic_write_text(path, json.dumps(data, indent=4) + "\n")
 
 
 def write_instance_report(folder: str | Path, report: Mapping[str, Any]) -> Path:

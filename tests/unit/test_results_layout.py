@@ -7,7 +7,7 @@ import json
 import pytest
 
 from clawmark.results import AttemptLayout, UnsafeName, config_hash
-from clawmark.results.layout import atomic_write_bytes
+from clawmark.fsio import atomic_write_bytes
 
 
 def test_named_paths_live_in_the_cell_folder(tmp_path):

@@ -1,0 +1,33 @@
+"""Atomic file writes: readers see the old file or the whole new one, never a torn one.
+
+Every room that publishes a file other code treats as a fact ("row present = done",
+"report.json exists", the predictions file, a recorded cassette) writes through here.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, fsync: bool = True) -> Path:
+    """Write via a uniquely named hidden temp file in the same folder, then `os.replace`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if fsync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, fsync: bool = True) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
