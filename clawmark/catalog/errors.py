@@ -51,7 +51,9 @@ def _expected(problem: dict) -> str:
         return "a value (required field is missing)"
     if kind == "extra_forbidden":
         return "no such field (unknown key)"
+    if kind == "string_too_short":
+        return "a non-empty string"
     got = repr(problem.get("input"))
     got = got if len(got) <= 60 else got[:57] + "..."
-    message = problem["msg"].removeprefix("Value error, ")
+    message = problem["msg"].removeprefix("Value error, ").removeprefix("Input should be ")
     return f"{message[0].lower()}{message[1:]} (got {got})"

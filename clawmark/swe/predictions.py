@@ -18,6 +18,7 @@ from clawmark.fsio import atomic_write_text
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from clawmark.catalog.errors import from_validation
 from clawmark.swe.errors import PredictionsError
 
 MAX_PREDICTIONS_BYTES = 1024**3
@@ -131,16 +132,5 @@ def _validate(path: Path, number: int, row: object, read: PredictionsRead) -> Pr
     try:
         return Prediction.model_validate(row)
     except ValidationError as err:
-        first = err.errors()[0]
-        name = ".".join(str(part) for part in first["loc"]) or "<line>"
-        read.problems.append(f"{path}:{number}: {name}: expected {_expected(first)}")
+        read.problems.append(str(from_validation(path, err, line=number)))
         return None
-
-
-def _expected(error: dict) -> str:
-    kind = error["type"]
-    if kind == "missing":
-        return "a value (field is missing)"
-    if kind == "string_too_short":
-        return "a non-empty string"
-    return f"{error['msg'].removeprefix('Input should be ').lower()} (got {error.get('input')!r:.40})"
