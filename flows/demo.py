@@ -21,11 +21,13 @@ DEMO_SPEC = TASKS_CATALOG / "sweeps" / "demo.yaml"
 def render(result: dict, results_dir: Path) -> Table:
     table = Table(title=f"sweep {result['sweep_id']}: {result['ran']} run, {result['skipped']} reused "
                         f"(scripted model: illustrative prices)")
-    for column in ("claw", "model", "cells", "errors", "resolved", "rate", "cost USD"):
-        table.add_column(column, justify="left" if column in ("claw", "model") else "right")
+    table.add_column("claw")
+    table.add_column("model", overflow="fold")
+    for column in ("tasks", "errors", "pass@1", "95% CI", "USD / attempt", "USD total"):
+        table.add_column(column, justify="right")
     for s in result["summary"]:
-        table.add_row(s["claw"], s["model"], str(s["cells"]), str(s["errors"]), str(s["successes"]),
-                      f"{s['rate']:.2f}", f"{s['cost_usd']:.4f}")
+        table.add_row(s["claw"], s["model"], str(s["tasks"]), str(s["errors"]), f"{s['pass_at_1']:.2f}",
+                      f"{s['ci_low']:.2f}–{s['ci_high']:.2f}", f"{s['mean_cost']:.4f}", f"{s['total_cost']:.4f}")
     table.caption = f"rows and artifacts: {results_dir}"
     return table
 
@@ -34,7 +36,8 @@ def main(argv: list[str]) -> int:
     spec_file = argv[0] if argv else str(DEMO_SPEC)
     results_dir = settings().results_dir
     result = sweep(spec_file=spec_file, results_dir=str(results_dir))
-    Console().print(render(result, results_dir))
+    # Without a terminal (make, CI logs) Rich assumes 80 columns and folds every cell.
+    Console(width=None if sys.stdout.isatty() else 140).print(render(result, results_dir))
     return 0
 
 

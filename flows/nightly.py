@@ -8,7 +8,7 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from clawmark.sweeps import load_spec
-from clawmark.sweeps.summary import compare_summaries
+from analysis.regression import regressions
 from clawmark.settings import TASKS_CATALOG
 from flows.sweep import _store, sweep
 
@@ -27,7 +27,7 @@ def nightly(spec_file: str = str(NIGHTLY_SPEC), results_dir: str | None = None,
     earlier = sorted(s for s in store.sweeps() if s.startswith(f"{spec.sweep_id}-") and s < tonight)
     if not earlier:
         return {**result, "regressions": []}
-    regressions = compare_summaries(store.read(earlier[-1]), store.read(tonight))
-    for line in regressions:
+    found = regressions(store.read(earlier[-1]), store.read(tonight))
+    for line in found:
         get_run_logger().warning("regression vs %s: %s", earlier[-1], line)
-    return {**result, "baseline": earlier[-1], "regressions": regressions}
+    return {**result, "baseline": earlier[-1], "regressions": found}

@@ -10,8 +10,7 @@ from prefect import flow, get_run_logger
 
 from clawmark.sweeps import load_spec, plan_sweep
 from clawmark.sweeps.plan import failed_cells
-from clawmark.sweeps.summary import summarize
-from flows.sweep import _store, run_cells
+from flows.sweep import _store, headline, run_cells
 
 
 @flow(name="rerun-failed", log_prints=True)
@@ -22,4 +21,4 @@ def rerun_failed(spec_file: str, results_dir: str | None = None) -> dict[str, An
     failed = failed_cells(plan, store)
     get_run_logger().info("sweep %s: %d failed cells to rerun", spec.sweep_id, len(failed))
     ran = run_cells(plan, failed, store)
-    return {"sweep_id": spec.sweep_id, "rerun": ran, "summary": summarize(store.read(spec.sweep_id))}
+    return {"sweep_id": spec.sweep_id, "rerun": ran, "summary": headline(store, spec.sweep_id)}

@@ -12,7 +12,7 @@ from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec, load_spec, plan_sweep
 from clawmark.sweeps.gateway import sweep_gateway
 from clawmark.sweeps.plan import pin_protocol, spent_usd
-from clawmark.sweeps.summary import summarize
+from analysis.pareto import cost_accuracy
 from flows.stages import clear_partial, run_cell
 
 
@@ -35,6 +35,12 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
     return ran
 
 
+def headline(store: ResultStore, sweep_id: str) -> list[dict[str, Any]]:
+    """pass@1 with its bootstrap CI and cost per claw × model (errors counted, not failed)."""
+    frame = store.read(sweep_id)
+    return [] if frame.empty else cost_accuracy(frame).to_dict("records")
+
+
 @flow(name="sweep", log_prints=True)
 def sweep(spec_file: str | None = None, spec: dict[str, Any] | None = None,
           results_dir: str | None = None, force: bool = False) -> dict[str, Any]:
@@ -48,4 +54,4 @@ def sweep(spec_file: str | None = None, spec: dict[str, Any] | None = None,
                           len(plan.cells), len(plan.done), len(plan.pending))
     ran = run_cells(plan, plan.pending, store)
     return {"sweep_id": sweep_spec.sweep_id, "cells": len(plan.cells), "skipped": len(plan.done),
-            "ran": ran, "summary": summarize(store.read(sweep_spec.sweep_id))}
+            "ran": ran, "summary": headline(store, sweep_spec.sweep_id)}

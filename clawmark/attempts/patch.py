@@ -27,6 +27,8 @@ from clawmark.attempts.session import ClawSession
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
 
+TASK_PLACEHOLDER = "{task_id}"
+
 
 class PatchAttemptConfig(BaseModel):
     """The fixed protocol of a patch attempt; saved as config.json with every result."""
@@ -70,6 +72,13 @@ def run_patch_attempt(
     return row
 
 
+def model_for_task(model: str, task_id: str) -> str:
+    """The model an attempt calls. A model string may name a per-task family with `{task_id}`
+    (e.g. `scripted/ref-{task_id}`: one scripted stand-in whose cassette differs per task); rows
+    keep the family name, so the family is one column of results like any other model."""
+    return model.replace(TASK_PLACEHOLDER, task_id)
+
+
 def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
                     config: PatchAttemptConfig) -> dict[str, Any]:
     return {
@@ -97,7 +106,8 @@ def _saved_config(instance: Any, claw: ClawAdapter, model: str, seed: int,
 
 def _attempt(instance: Any, claw: ClawAdapter, model: str, attempt_id: str, layout: AttemptLayout,
              gateway: Any, config: PatchAttemptConfig, clock: PhaseClock) -> PatchOutcome:
-    session = ClawSession(instance, claw, model, attempt_id, layout, gateway, config, clock)
+    session = ClawSession(instance, claw, model_for_task(model, instance.instance_id), attempt_id,
+                          layout, gateway, config, clock)
     outcome, patch = session.run()
     if outcome is None:
         turn = session.turn

@@ -75,3 +75,16 @@ def test_rerun_failed_reruns_only_infra_failures(docker_client, prefect_harness,
     result = rerun_failed(spec_file=spec_file, results_dir=str(results))
     assert result["rerun"] == 1
     assert store.read("e2e").set_index("claw").loc["oracle", "status"] == "resolved"
+
+
+def test_nightly_runs_under_a_dated_id_and_compares_with_the_night_before(
+        docker_client, prefect_harness, spec_file, tmp_path):
+    from flows.nightly import nightly
+
+    results = str(tmp_path / "results")
+    first = nightly(spec_file=spec_file, results_dir=results, date="20261129")
+    second = nightly(spec_file=spec_file, results_dir=results, date="20261130")
+    assert first["sweep_id"] == "e2e-20261129" and first["regressions"] == []
+    assert second["baseline"] == "e2e-20261129"
+    assert second["regressions"] == []
+    assert {s["claw"]: s["pass_at_1"] for s in second["summary"]} == {"oracle": 1.0, "nop": 0.0}
