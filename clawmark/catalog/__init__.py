@@ -6,7 +6,9 @@ from clawmark.catalog.errors import CatalogError, PathEscapeError, RubricNotFoun
 from clawmark.catalog.eval_rule import Checkpoint, Rubric, ScoreCap, Section, parse_eval_rule
 from clawmark.catalog.package import find_task_files, load_task, load_tasks
 from clawmark.catalog.suite import CatalogIndex, Suite, index_catalog, load_suite
-from clawmark.catalog.swe import SweInstance, load_id_list, load_instances, load_languages
+from clawmark.catalog.swe import (
+    SweInstance, find_instance, find_instances, load_id_list, load_instances, load_languages,
+)
 from clawmark.catalog.task import ClosedLoopTask, ServiceSpec, TaskSpec, parse_category
 
 __all__ = [
@@ -14,6 +16,6 @@ __all__ = [
     "Checkpoint", "Rubric", "ScoreCap", "Section", "parse_eval_rule",
     "find_task_files", "load_task", "load_tasks",
     "CatalogIndex", "Suite", "index_catalog", "load_suite",
-    "SweInstance", "load_id_list", "load_instances", "load_languages",
+    "SweInstance", "find_instance", "find_instances", "load_id_list", "load_instances", "load_languages",
     "ClosedLoopTask", "ServiceSpec", "TaskSpec", "parse_category",
 ]

@@ -7,11 +7,11 @@ import json
 import re
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from clawmark.catalog.errors import CatalogError, from_validation
+from clawmark.catalog.errors import CatalogError, UnknownTask, from_validation
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 MAX_INSTANCE_FILE_BYTES = 2 * 1024**3  # a full SWE-bench split is ~100 MB; beyond this is a mistake
@@ -189,3 +189,18 @@ def _read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogError(path, "<file>", f"a readable UTF-8 text file ({exc.__class__.__name__})") from None
+
+
+def find_instances(path: str | Path, instance_ids: Iterable[str]) -> list[SweInstance]:
+    """The rows with these ids, in the order asked; unknown ids raise one UnknownTask naming all."""
+    rows = load_instances(path)
+    by_id = {row.instance_id: row for row in rows}
+    wanted = list(instance_ids)
+    if missing := [i for i in wanted if i not in by_id]:
+        unknown = ", ".join(repr(i) for i in missing)
+        raise UnknownTask(path, "instance_id", f"one of the file's {len(rows)} ids (no {unknown})")
+    return [by_id[i] for i in wanted]
+
+
+def find_instance(path: str | Path, instance_id: str) -> SweInstance:
+    return find_instances(path, [instance_id])[0]

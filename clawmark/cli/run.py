@@ -47,21 +47,18 @@ def run(
 
 
 def _find_task(task_id: str, instances: Path | None) -> Any:
-    from clawmark.catalog import CatalogError, load_instances
+    from clawmark.catalog import CatalogError, UnknownTask, find_instance
     from clawmark.settings import settings
 
     path = instances or settings().catalog_dir / "swe" / "instances.jsonl"
     try:
-        rows = load_instances(path)
+        return find_instance(path, task_id)
+    except UnknownTask as exc:
+        if _is_closed_loop(task_id):
+            _fail(f"{task_id}: closed-loop track not built yet (only patch tasks run for now)")
+        _fail(str(exc))
     except CatalogError as exc:
         _fail(str(exc))
-    for row in rows:
-        if row.instance_id == task_id:
-            return row
-    if _is_closed_loop(task_id):
-        _fail(f"{task_id}: closed-loop track not built yet (only patch tasks run for now)")
-    _fail(f"{path}: instance_id: expected one of the file's {len(rows)} ids or a closed-loop task id "
-          f"(no {task_id!r})")
 
 
 def _is_closed_loop(task_id: str) -> bool:

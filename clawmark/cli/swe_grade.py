@@ -38,16 +38,12 @@ def grade(
 
 
 def _find_instance(path: Path, instance_id: str) -> Any:
-    from clawmark.catalog import CatalogError, load_instances
+    from clawmark.catalog import CatalogError, find_instance
 
     try:
-        rows = load_instances(path)
+        return find_instance(path, instance_id)
     except CatalogError as exc:
         _fail(str(exc))
-    for row in rows:
-        if row.instance_id == instance_id:
-            return row
-    _fail(f"{path}: instance_id: expected one of the file's {len(rows)} ids (no {instance_id!r})")
 
 
 def _read_log(path: Path) -> str:

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from clawmark.attempts.patch import identity_fields
-from clawmark.catalog import SweInstance, load_instances, load_suite
-from clawmark.catalog.errors import UnknownTask
+from clawmark.catalog import SweInstance, find_instances, load_instances, load_suite
 from clawmark.claws import get_claw
 from clawmark.results import AttemptRow, ResultStore
 from clawmark.sweeps.spec import SweepSpec
@@ -45,13 +44,9 @@ class SweepPlan:
 
 
 def select_instances(spec: SweepSpec) -> list[SweInstance]:
-    rows = load_instances(spec.instances)
-    by_id = {row.instance_id: row for row in rows}
-    wanted = spec.tasks or (_suite_ids(spec.suite) if spec.suite else list(by_id))
-    missing = [i for i in wanted if i not in by_id]
-    if missing:
-        raise UnknownTask(spec.instances, "tasks", f"ids present in the file (unknown: {', '.join(missing)})")
-    return [by_id[i] for i in wanted]
+    if spec.tasks or spec.suite:
+        return find_instances(spec.instances, spec.tasks or _suite_ids(spec.suite))
+    return load_instances(spec.instances)
 
 
 def _suite_ids(name: str) -> list[str]:

@@ -166,3 +166,16 @@ def test_json_object_that_is_not_an_instance_list(tmp_path: Path) -> None:
     with pytest.raises(CatalogError) as err:
         load_instances(path)
     assert err.value.field == "<file>" and "got a dict" in err.value.expected
+
+
+def test_find_instances_keeps_the_order_asked_and_names_every_unknown_id():
+    from clawmark.catalog import UnknownTask, find_instance, find_instances
+    from clawmark.settings import TASKS_CATALOG
+
+    path = TASKS_CATALOG / "swe" / "instances.jsonl"
+    ids = [row.instance_id for row in load_instances(path)]
+    assert [r.instance_id for r in find_instances(path, ids[::-1])] == ids[::-1]
+    assert find_instance(path, ids[0]).instance_id == ids[0]
+    with pytest.raises(UnknownTask) as err:
+        find_instances(path, [ids[0], "ghost-1", "ghost-2"])
+    assert str(path) in str(err.value) and "'ghost-1', 'ghost-2'" in str(err.value)

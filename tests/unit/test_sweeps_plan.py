@@ -77,7 +77,7 @@ def test_spent_counts_every_committed_cost(tmp_path):
 def test_unknown_task_id_names_the_file_and_field(tmp_path):
     with pytest.raises(UnknownTask) as err:
         plan_sweep(_spec(tasks=["no-such-instance"]), ResultStore(tmp_path))
-    assert "tasks" in str(err.value) and "no-such-instance" in str(err.value)
+    assert "instance_id" in str(err.value) and "'no-such-instance'" in str(err.value)
 
 
 @pytest.mark.parametrize("body, field", [
