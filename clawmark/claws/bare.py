@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from typing import Any
 
 from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, Stopwatch, TurnResult, Usage
 from clawmark.claws.chat import chat_completion, first_message
+from clawmark.claws.diff_apply import apply_diff_turn
 from clawmark.gateway.errors import ModelError
 
 BARE_INSTRUCTIONS = """\
 Reply with the fix as ONE unified diff (as produced by `git diff`, paths prefixed a/ and b/,
 relative to the repository root) inside a ```diff fenced block. Nothing else is applied."""
 
-DIFF_PATH = "/tmp/clawmark-bare.diff"
 _FENCE = re.compile(r"```(?:diff|patch)?[^\n]*\n(.*?)```", re.DOTALL)
 
 
@@ -64,7 +63,7 @@ class BareClaw(ClawAdapter):
         if diff is None:
             return TurnResult(success=True, finish_reason="empty", exit_status="no_diff",
                               log_paths=[str(log)], duration_s=clock.elapsed(), usage=Usage(calls=1))
-        return self._apply(ctx, diff, clock, log)
+        return apply_diff_turn(ctx, diff, name="bare", clock=clock, log_paths=[str(log)], usage=Usage(calls=1))
 
     def _ask(self, ctx: ClawContext, message: str) -> str:
         config: Any = self.config
@@ -76,19 +75,3 @@ class BareClaw(ClawAdapter):
             temperature=config.temperature,
         )
         return str(first_message(reply).get("content") or "")
-
-    def _apply(self, ctx: ClawContext, diff: str, clock: Stopwatch, log: Any) -> TurnResult:
-        ctx.sandbox.write_file(DIFF_PATH, diff.encode())
-        result = ctx.sandbox.exec(f"git apply {shlex.quote(DIFF_PATH)}; rc=$?; rm -f {DIFF_PATH}; exit $rc",
-                                  timeout_s=120, workdir=ctx.workspace)
-        ok = result.exit_code == 0
-        return TurnResult(
-            success=ok,
-            exit_code=result.exit_code,
-            finish_reason="stop" if ok else "error",
-            exit_status="applied" if ok else "apply_failed",
-            log_paths=[str(log)],
-            duration_s=clock.elapsed(),
-            usage=Usage(calls=1),
-            error=None if ok else (result.stderr or result.stdout)[-2000:],
-        )

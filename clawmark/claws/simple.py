@@ -3,11 +3,8 @@ none). Any instance where they disagree with that is a broken instance, not a cl
 
 from __future__ import annotations
 
-import shlex
-
 from clawmark.claws.base import ClawAdapter, ClawContext, Stopwatch, TurnResult
-
-GOLD_PATCH_PATH = "/tmp/clawmark-oracle.diff"
+from clawmark.claws.diff_apply import apply_diff_turn
 
 
 class NopClaw(ClawAdapter):
@@ -30,15 +27,4 @@ class OracleClaw(ClawAdapter):
         clock = Stopwatch()
         if not ctx.gold_patch:
             return TurnResult(success=False, finish_reason="error", error="no gold patch given")
-        ctx.sandbox.write_file(GOLD_PATCH_PATH, ctx.gold_patch.encode())
-        cmd = f"git apply --verbose {shlex.quote(GOLD_PATCH_PATH)} && rm -f {GOLD_PATCH_PATH}"
-        result = ctx.sandbox.exec(cmd, timeout_s=120, workdir=ctx.workspace)
-        ok = result.exit_code == 0
-        return TurnResult(
-            success=ok,
-            exit_code=result.exit_code,
-            finish_reason="stop" if ok else "error",
-            exit_status="applied" if ok else "apply_failed",
-            duration_s=clock.elapsed(),
-            error=None if ok else (result.stderr or result.stdout)[-2000:],
-        )
+        return apply_diff_turn(ctx, ctx.gold_patch, name="oracle", clock=clock)
