@@ -39,3 +39,9 @@ def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> d
 def clear_partial(store: ResultStore, sweep_id: str) -> list[str]:
     """Artifact folders of cells that never committed a row (a crash mid-attempt)."""
     return store.clear_partial(sweep_id)
+
+
+@task(name="compact", cache_policy=NO_CACHE)
+def compact(store: ResultStore, sweep_id: str) -> int:
+    """Fold the sweep's per-cell row files into one file: reads of a large sweep stay fast."""
+    return store.compact(sweep_id)

@@ -11,9 +11,9 @@ from clawmark.results import ResultStore
 from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec, load_spec, plan_sweep
 from clawmark.sweeps.gateway import sweep_gateway
-from clawmark.sweeps.plan import pin_protocol, spent_usd
+from clawmark.sweeps.plan import SpendMeter, pin_protocol
 from analysis.pareto import cost_accuracy
-from flows.stages import clear_partial, run_cell
+from flows.stages import clear_partial, compact, run_cell
 
 
 def _store(results_dir: str | None) -> ResultStore:
@@ -23,15 +23,18 @@ def _store(results_dir: str | None) -> ResultStore:
 def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
     """Submit cells `max_parallel` at a time; stop scheduling once the sweep's cost cap is spent."""
     logger, spec, ran = get_run_logger(), plan.spec, 0
+    meter = SpendMeter.for_sweep(spec, store)
     with sweep_gateway() as gateway:
         for start in range(0, len(cells), spec.max_parallel):
-            if spec.max_cost_usd is not None and spent_usd(store, spec.sweep_id) >= spec.max_cost_usd:
-                logger.warning("sweep cost cap %.4f USD reached; %d cells left unscheduled",
-                               spec.max_cost_usd, len(cells) - start)
+            if meter.exhausted:
+                logger.warning("sweep cost cap %.4f USD reached (%.4f spent); %d cells left unscheduled",
+                               spec.max_cost_usd, meter.spent_usd, len(cells) - start)
                 break
             wave = cells[start:start + spec.max_parallel]
-            futures = [run_cell.submit(plan, cell, store, gateway) for cell in wave]
-            ran += len([f.result() for f in futures])
+            for future in [run_cell.submit(plan, cell, store, gateway) for cell in wave]:
+                meter.add(future.result()["cost_usd"])
+                ran += 1
+    compact(store, spec.sweep_id)
     return ran
 
 

@@ -88,6 +88,28 @@ def spent_usd(store: ResultStore, sweep_id: str) -> float:
     return 0.0 if math.isnan(total) else float(total)
 
 
+@dataclass
+class SpendMeter:
+    """Money a sweep has spent: committed rows read once at start, then each finished cell added,
+    so the cap check costs nothing per wave (re-reading every row file would grow with the sweep).
+    A rerun cell counts twice, as it was paid twice. Unpriced (NaN) costs add nothing."""
+
+    cap_usd: float | None
+    spent_usd: float = 0.0
+
+    @classmethod
+    def for_sweep(cls, spec: SweepSpec, store: ResultStore) -> "SpendMeter":
+        return cls(spec.max_cost_usd, spent_usd(store, spec.sweep_id))
+
+    def add(self, cost_usd: float | None) -> None:
+        if cost_usd is not None and math.isfinite(cost_usd):
+            self.spent_usd += cost_usd
+
+    @property
+    def exhausted(self) -> bool:
+        return self.cap_usd is not None and self.spent_usd >= self.cap_usd
+
+
 def pin_protocol(spec: SweepSpec, store: ResultStore) -> str:
     """Save the sweep's fixed protocol on first run; a resume under another one raises
     `ConfigMismatch` (rows of two protocols must never mix in one sweep). Claws, models and

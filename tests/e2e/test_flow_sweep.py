@@ -6,8 +6,6 @@ is, and rerun-failed picks exactly the cells whose row records an infrastructure
 
 from __future__ import annotations
 
-import os
-
 import pytest
 import yaml
 
@@ -29,9 +27,9 @@ def spec_file(tmp_path):
     return str(path)
 
 
-def _mtimes(store: ResultStore) -> dict[str, float]:
-    paths = [store.row_path("e2e", key) for key in store.completed_cells("e2e")]
-    return {p: os.stat(p).st_mtime_ns for p in paths}
+def _attempts(store: ResultStore) -> dict[str, str]:
+    frame = store.read("e2e")
+    return dict(zip(frame["cell_key"], frame["attempt_id"]))
 
 
 def test_sweep_runs_each_cell_once_and_resumes(docker_client, prefect_harness, spec_file, tmp_path):
@@ -45,17 +43,20 @@ def test_sweep_runs_each_cell_once_and_resumes(docker_client, prefect_harness, s
     errors = frame["error_message"].to_dict()
     assert frame.loc["oracle", "status"] == "resolved", errors
     assert frame.loc["nop", "status"] == "empty_patch", errors
+    assert store.cell_files("e2e") == []  # compacted at the end of the flow
 
-    before = _mtimes(store)
+    before = _attempts(store)
     again = sweep(spec_file=spec_file, results_dir=str(results))
     assert (again["ran"], again["skipped"]) == (0, 2)
-    assert _mtimes(store) == before
+    assert _attempts(store) == before  # same attempts: nothing ran twice
 
-    lost = sorted(before)[0]
-    os.remove(lost)
-    third = sweep(spec_file=spec_file, results_dir=str(results))
-    assert (third["ran"], third["skipped"]) == (1, 1)
-    assert len(store.read("e2e")) == 2
+    wider = tmp_path / "wider.yaml"
+    spec = yaml.safe_load(open(spec_file))
+    wider.write_text(yaml.safe_dump({**spec, "models": [*spec["models"], "scripted/quick-{task_id}"]}))
+    third = sweep(spec_file=str(wider), results_dir=str(results))
+    assert (third["ran"], third["skipped"]) == (2, 2)  # only the new model's cells run
+    assert len(store.read("e2e")) == 4
+    assert {k: v for k, v in _attempts(store).items() if k in before} == before
 
 
 def test_rerun_failed_reruns_only_infra_failures(docker_client, prefect_harness, spec_file, tmp_path):
@@ -88,3 +89,15 @@ def test_nightly_runs_under_a_dated_id_and_compares_with_the_night_before(
     assert second["baseline"] == "e2e-20261129"
     assert second["regressions"] == []
     assert {s["claw"]: s["pass_at_1"] for s in second["summary"]} == {"oracle": 1.0, "nop": 0.0}
+
+
+def test_sweep_cost_cap_stops_scheduling(docker_client, prefect_harness, tmp_path):
+    from flows.sweep import sweep
+
+    spec = {"sweep_id": "capped", "instances": str(TASKS_CATALOG / "swe" / "instances.jsonl"),
+            "suite": "swe-smoke", "claws": ["reference"], "models": ["scripted/quick-{task_id}"],
+            "max_parallel": 1, "max_cost_usd": 0.001}
+    result = sweep(spec=spec, results_dir=str(tmp_path / "results"))
+    assert result["cells"] == 4 and result["ran"] == 1
+    (only,) = result["summary"]
+    assert only["total_cost"] > 0.001

@@ -111,3 +111,19 @@ def test_a_resume_under_another_protocol_is_refused(tmp_path):
     slower = _spec().attempt.model_copy(update={"eval_timeout_s": 99.0})
     with pytest.raises(ConfigMismatch):
         pin_protocol(_spec(attempt=slower), store)
+
+
+def test_spend_meter_starts_from_committed_rows_and_ignores_unpriced(tmp_path):
+    from clawmark.sweeps.plan import SpendMeter
+
+    store = ResultStore(tmp_path)
+    spec = _spec(max_cost_usd=1.0)
+    _commit(store, spec, plan_sweep(spec, store).cells[0], "resolved", cost=0.6)
+    meter = SpendMeter.for_sweep(spec, store)
+    assert meter.spent_usd == pytest.approx(0.6) and not meter.exhausted
+    meter.add(float("nan"))
+    meter.add(None)
+    assert not meter.exhausted
+    meter.add(0.4)
+    assert meter.exhausted
+    assert not SpendMeter(cap_usd=None, spent_usd=1e9).exhausted
