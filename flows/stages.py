@@ -19,14 +19,9 @@ from clawmark.results import ResultStore
 from clawmark.sweeps import Cell, SweepPlan
 
 
-def _retry_on_crash(_task: Any, _run: Any, state: Any) -> bool:
-    """An attempt turns every expected failure into a row; only an escaped exception (a crash of
-    the harness or the engine under it) is worth a retry."""
-    return state.is_failed()
-
-
-@task(name="attempt", retries=1, retry_delay_seconds=[15], retry_condition_fn=_retry_on_crash,
-      cache_policy=NO_CACHE)
+# An attempt turns every expected failure into a row; only an exception that escapes it (a crash
+# of the harness or of the engine under it) fails the task, and that is worth one retry.
+@task(name="attempt", retries=1, retry_delay_seconds=[15], cache_policy=NO_CACHE)
 def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> dict[str, Any]:
     """One cell of the patch track, end to end; returns the committed row's headline."""
     row = run_patch_attempt(plan.instances[cell.instance_id], cell.claw, cell.model, cell.seed,

@@ -7,12 +7,12 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
+from analysis.pareto import cost_accuracy
 from clawmark.results import ResultStore
 from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec, load_spec, plan_sweep
 from clawmark.sweeps.gateway import sweep_gateway
 from clawmark.sweeps.plan import SpendMeter, pin_protocol
-from analysis.pareto import cost_accuracy
 from flows.stages import clear_partial, compact, run_cell
 
 
@@ -31,8 +31,12 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
                                spec.max_cost_usd, meter.spent_usd, len(cells) - start)
                 break
             wave = cells[start:start + spec.max_parallel]
-            for future in [run_cell.submit(plan, cell, store, gateway) for cell in wave]:
-                meter.add(future.result()["cost_usd"])
+            for cell, future in [(c, run_cell.submit(plan, c, store, gateway)) for c in wave]:
+                outcome = future.result(raise_on_failure=False)
+                if isinstance(outcome, BaseException):  # no row: the next run of the sweep redoes it
+                    logger.error("cell %s crashed after retries: %r", cell.cell_key, outcome)
+                    continue
+                meter.add(outcome["cost_usd"])
                 ran += 1
     compact(store, spec.sweep_id)
     return ran
