@@ -29,20 +29,41 @@ if ! command -v dockerd >/dev/null 2>&1; then
     || die "apt-get install docker.io failed"
 fi
 
-# Two callers at once (make test in two shells) must not start two daemons.
-exec 9>/var/lock/clawmark-engine-up.lock
-flock 9
-if [ -f /var/run/docker.pid ] && kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null; then
-  say "dockerd (pid $(cat /var/run/docker.pid)) is starting; waiting for it"
-else
+answering() { [ -S "$sock" ] && docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
+
+# A pid file can outlive its daemon (killed with -9, a zombie nobody reaps, a recycled pid): trust
+# it only when /proc shows a live process named dockerd.
+dockerd_alive() {
+  local pid
+  pid=$(cat /var/run/docker.pid 2>/dev/null) || return 1
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ] || return 1
+  [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]
+}
+
+start_dockerd() {
   say "starting dockerd (log: $log_dir/dockerd.log)"
   mkdir -p "$log_dir"
   setsid dockerd >"$log_dir/dockerd.log" 2>&1 < /dev/null &
+}
+
+# Two callers at once (make test in two shells) must not start two daemons.
+exec 9>/var/lock/clawmark-engine-up.lock
+flock 9
+if dockerd_alive; then
+  say "dockerd (pid $(cat /var/run/docker.pid)) is starting; waiting for it"
+else
+  start_dockerd
 fi
+restarted=0
 for _ in $(seq 1 120); do
-  if [ -S "$sock" ] && docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then
+  if answering; then
     say "engine up (server $(docker version --format '{{.Server.Version}}'))"
     exit 0
+  fi
+  # The daemon we waited for died before answering (e.g. it was being killed): start one, once.
+  if [ "$restarted" = 0 ] && ! dockerd_alive && ! pgrep -x dockerd >/dev/null; then
+    restarted=1
+    start_dockerd
   fi
   sleep 0.5
 done
