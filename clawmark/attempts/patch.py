@@ -25,6 +25,7 @@ from clawmark.attempts.outcome import PatchOutcome
 from clawmark.attempts.phases import PhaseClock
 from clawmark.attempts.session import ClawSession
 from clawmark.claws import Budgets, ClawAdapter, get_claw
+from clawmark.gateway.cassettes import is_scripted
 from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
 
 TASK_PLACEHOLDER = "{task_id}"
@@ -135,6 +136,6 @@ def _row(fields: dict[str, Any], outcome: PatchOutcome, attempt_id: str, layout:
         finished_at=datetime.now(UTC),
         config_hash=saved_hash,
         image_id=outcome.image_id,
-        scripted_model=model.startswith("scripted/"),
+        scripted_model=is_scripted(model),
         artifacts_dir=str(layout.dir),
     )

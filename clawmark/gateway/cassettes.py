@@ -18,6 +18,13 @@ from pydantic import BaseModel, Field, ValidationError
 
 from clawmark.settings import TASKS_CATALOG
 
+SCRIPTED_PREFIX = "scripted/"
+
+
+def is_scripted(model: str) -> bool:
+    """`scripted/<cassette>` names a cassette the scripted backend replays, not a real model."""
+    return model.startswith(SCRIPTED_PREFIX)
+
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 

@@ -18,6 +18,7 @@ import aiohttp
 from clawmark.gateway.errors import (
     AuthError, ContextWindowExceeded, InvalidRequest, ModelError, RateLimited, UpstreamUnavailable,
 )
+from clawmark.gateway.cassettes import is_scripted
 from clawmark.gateway.scripted import scripted_base_url
 
 # OpenAI chat-completion body fields forwarded upstream (also what a claw may set).
@@ -38,7 +39,7 @@ class DirectTarget:
 def direct_target(model: str, params: dict[str, Any]) -> DirectTarget | None:
     if os.environ.get("CLAWMARK_GATEWAY_PASSTHROUGH", "1") == "0":
         return None
-    if model.startswith("scripted/"):
+    if is_scripted(model):
         return DirectTarget(scripted_base_url() + "/chat/completions", model.split("/", 1)[1], None)
     if model.startswith("openai/") and params.get("api_base"):
         return DirectTarget(params["api_base"].rstrip("/") + "/chat/completions", model.split("/", 1)[1],

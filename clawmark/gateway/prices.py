@@ -19,6 +19,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError
 
+from clawmark.gateway.cassettes import is_scripted
+
 log = logging.getLogger(__name__)
 
 
@@ -87,7 +89,7 @@ class PriceTable:
         for pattern, price in self.overrides.items():
             if fnmatch.fnmatchcase(model, pattern):
                 return price
-        if model.startswith("scripted/"):
+        if is_scripted(model):
             return SCRIPTED_PRICE
         return _from_litellm(model)
 

@@ -13,10 +13,10 @@ import litellm
 from clawmark.gateway.errors import (
     AuthError, ContextWindowExceeded, InvalidRequest, ModelError, RateLimited, UpstreamUnavailable,
 )
+from clawmark.gateway.cassettes import SCRIPTED_PREFIX, is_scripted
 from clawmark.gateway.scripted import scripted_base_url
 
 litellm.suppress_debug_info = True
-SCRIPTED_PREFIX = "scripted/"
 
 # Most specific first: ContextWindowExceededError is a BadRequestError.
 _ERROR_MAP: list[tuple[type[Exception], type[ModelError]]] = [
@@ -37,7 +37,7 @@ _ERROR_MAP: list[tuple[type[Exception], type[ModelError]]] = [
 
 def litellm_target(model: str) -> dict[str, Any]:
     """litellm kwargs that reach `model`; `scripted/<cassette>` goes to the scripted backend."""
-    if model.startswith(SCRIPTED_PREFIX):
+    if is_scripted(model):
         name = model[len(SCRIPTED_PREFIX):]
         return {"model": f"openai/{name}", "api_base": scripted_base_url(), "api_key": "scripted"}
     return {"model": model}
