@@ -74,11 +74,11 @@ def _is_closed_loop(task_id: str) -> bool:
 def _run_patch(instance: Any, claw: str, model: str, seed: int, results: Path | None, sweep_id: str,
                budgets: dict[str, float]) -> Any:
     from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
-    from clawmark.gateway.server import GatewayConfig, GatewayServer
     from clawmark.results import ResultStore
     from clawmark.runtime.engine import docker_client
     from clawmark.runtime.errors import EngineUnavailable
     from clawmark.settings import settings
+    from clawmark.sweeps.gateway import sweep_gateway
 
     try:
         docker_client()  # an engine that is down is bad setup, not an attempt outcome
@@ -86,9 +86,8 @@ def _run_patch(instance: Any, claw: str, model: str, seed: int, results: Path | 
         _fail(str(exc))
     conf = settings()
     store = ResultStore(results or conf.results_dir)
-    gateway = GatewayConfig(host=conf.gateway_host, port=conf.gateway_port, ledger_dir=conf.home / "ledgers")
     config = PatchAttemptConfig(budgets=budgets)
-    with GatewayServer(gateway) as server:
+    with sweep_gateway() as server:
         return run_patch_attempt(instance, claw, model, seed, store, sweep_id, server, config=config)
 
 
