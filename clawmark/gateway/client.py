@@ -15,11 +15,12 @@ from pydantic import BaseModel, Field
 
 from clawmark.gateway import passthrough
 from clawmark.gateway.budget import Budget
-from clawmark.gateway.errors import CallAbandoned, ModelError
+from clawmark.gateway.errors import CallAbandoned, InvalidRequest, ModelError
 from clawmark.gateway.ledger import Ledger, UsageRecord
 from clawmark.gateway.prices import PriceTable
 from clawmark.gateway.recording import CassetteRecorder, assemble_message
 from clawmark.gateway.upstream import backoff_delay, litellm_target, to_model_error
+from clawmark.results.usage import ROLES
 
 __all__ = ["ClientConfig", "Completion", "complete", "acomplete", "astream", "default_prices"]
 
@@ -54,6 +55,8 @@ class _Call:
 
     def __init__(self, role: str, attempt_id: str, model: str, ledger: Ledger | None, budget: Budget | None,
                  config: ClientConfig | None, prices: PriceTable | None, stream: bool = False):
+        if role not in ROLES:  # refused before any spend: the results table could not attribute it
+            raise InvalidRequest(f"role {role!r}: expected one of {', '.join(ROLES)}", status_code=400)
         self.role, self.attempt_id, self.model = role, attempt_id, model
         self.ledger, self.budget, self.stream = ledger, budget, stream
         self.config = config or ClientConfig()

@@ -18,7 +18,7 @@ class UsageRecord(BaseModel):
     """What one model call used and cost, attributed to (attempt, role)."""
 
     attempt_id: str
-    role: str = Field(description="executor, supervisor, user_sim, ...")
+    role: str = Field(description="One of clawmark.results.usage.ROLES (checked by the client).")
     model: str = Field(description="The model string the call was made with (e.g. scripted/demo).")
     input_tokens: int = Field(0, description="Prompt tokens, cached and cache-write ones included.")
     cached_tokens: int = Field(0, description="Prompt tokens read from the provider's cache.")

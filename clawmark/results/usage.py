@@ -13,8 +13,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
 ROLES: tuple[str, ...] = ("executor", "supervisor", "user_simulator")
-# Other spellings seen at the seams (the gateway's ledger docs say "user_sim").
-ROLE_ALIASES: dict[str, str] = {"user_sim": "user_simulator", "simulator": "user_simulator"}
 TOKEN_KINDS: tuple[str, ...] = ("input", "cached", "cache_write", "output", "reasoning")
 
 # Accepted spellings of each total in a ledger summary (gateway UsageRecord names first).
@@ -76,20 +74,9 @@ def fold_usage(summary: Mapping[str, Any]) -> dict[str, RoleUsage]:
     Roles absent from the summary made no call and get true zeros; an unknown role raises
     `UnknownRole` rather than dropping its tokens on the floor.
     """
-    summary = _canonical_roles(summary)
     if unknown := sorted(set(summary) - set(ROLES)):
         raise UnknownRole(f"usage summary has roles {unknown}; the results schema knows {list(ROLES)}")
     return {role: RoleUsage.from_totals(summary[role]) if role in summary else RoleUsage.zero() for role in ROLES}
-
-
-def _canonical_roles(summary: Mapping[str, Any]) -> dict[str, Any]:
-    canonical: dict[str, Any] = {}
-    for role, totals in summary.items():
-        name = ROLE_ALIASES.get(role, role)
-        if name in canonical:
-            raise UnknownRole(f"usage summary names role {name!r} twice (as {role!r} too)")
-        canonical[name] = totals
-    return canonical
 
 
 def total_cost(usage: Mapping[str, RoleUsage]) -> float:

@@ -133,3 +133,10 @@ def test_oversized_or_malformed_bodies_are_refused(tmp_path):
         broken = httpx.post(url, content=b"{not json", headers={"content-type": "application/json"})
     assert huge.status_code == 413 and broken.status_code == 400
     assert not gw.ledger_path("big").exists()
+
+
+def test_a_role_the_results_table_does_not_know_is_a_400(gateway):
+    reply = httpx.post(gateway.base_url("a6", "planner") + "/chat/completions",
+                       json={"model": "scripted/demo", "messages": USER}, timeout=10)
+    assert reply.status_code == 400 and "planner" in reply.text
+    assert not gateway.ledger_path("a6").exists()

@@ -128,3 +128,11 @@ def test_resumed_sweep_budget_counts_earlier_ledgers(tmp_path):
         with pytest.raises(BudgetExceeded):
             ask(upstream, budget=Budget(None, parent=sweep))
     assert sweep.spent_usd == pytest.approx(0.0019)
+
+
+def test_unknown_role_is_refused_before_any_request(tmp_path):
+    ledger = Ledger(tmp_path / "l.jsonl")
+    with FakeUpstream([(200, {})]) as upstream, pytest.raises(InvalidRequest, match="'user_sim'"):
+        complete(role="user_sim", attempt_id="t1", model="openai/fake", messages=MESSAGES, ledger=ledger,
+                 api_base=upstream.base_url, api_key="sk-fake", config=FAST, prices=PRICES)
+    assert upstream.requests == [] and not ledger.path.exists()

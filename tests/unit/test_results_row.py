@@ -118,14 +118,14 @@ def test_long_error_message_is_capped():
     assert len(row.error_message) == 4000
 
 
-def test_gateway_ledger_summary_folds_including_the_user_sim_alias(tmp_path):
+def test_gateway_ledger_summary_folds_into_every_role(tmp_path):
     from clawmark.gateway.ledger import Ledger, UsageRecord, summarize_ledger
 
     ledger = Ledger(tmp_path / "ledger.jsonl")
     ledger.append(UsageRecord(attempt_id="a", role="executor", model="m", input_tokens=100, cached_tokens=60,
                               output_tokens=10, cost_usd=0.02))
     ledger.append(UsageRecord(attempt_id="a", role="executor", model="m", input_tokens=50, output_tokens=5, cost_usd=0.01))
-    ledger.append(UsageRecord(attempt_id="a", role="user_sim", model="m", input_tokens=7, output_tokens=3, cost_usd=0.001))
+    ledger.append(UsageRecord(attempt_id="a", role="user_simulator", model="m", input_tokens=7, output_tokens=3, cost_usd=0.001))
     usage = fold_usage(summarize_ledger(ledger.path))
     assert (usage["executor"].input_tokens, usage["executor"].cached_tokens, usage["executor"].calls) == (150, 60, 2)
     assert usage["executor"].cost_usd == pytest.approx(0.03)
