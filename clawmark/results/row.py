@@ -94,6 +94,14 @@ class AttemptRow(BaseModel):
     followups_used: NonNegativeInt | None = None
     error_kind: ErrorKind | None = Field(None, description="Derived from status when omitted.")
     error_message: str | None = None
+    failure_reason: str | None = Field(
+        None, description="Why a measured failure or an error happened, finer than status "
+        "(e.g. tests_timeout, log_unusable, output_flood); null for a clean verdict.")
+    best_turn: NonNegativeInt | None = Field(None, description="Closed-loop: 0-based turn of the best score.")
+    turn_scores: str | None = Field(None, description="Closed-loop: JSON list of the score per turn (NaN = unscored).")
+    checks_passed: NonNegativeInt | None = Field(None, description="Closed-loop: executable checks that passed.")
+    checks_total: NonNegativeInt | None = Field(None, description="Closed-loop: executable checks run.")
+    leak_flags: str | None = Field(None, description="Closed-loop: JSON list of leak-audit flags on follow-ups.")
     # cost and time
     usage: dict[str, RoleUsage] = Field(default_factory=dict, description="Per role; roles in ROLES.")
     wall: PhaseTimes = Field(default_factory=PhaseTimes)
@@ -105,6 +113,13 @@ class AttemptRow(BaseModel):
     image_id: str | None = None
     scripted_model: bool = Field(False, description="True when the model was a scripted double.")
     artifacts_dir: str | None = None
+    network_policy: str | None = Field(None, description="Network the claw (and evaluator) had: none, gateway, registries-only, full, default.")
+    snapshot_mode: bool | None = Field(None, description="Closed-loop: task_snapshot used instead of live task text.")
+    price_fallback: bool | None = Field(None, description="True when a sweep fallback price priced an unpriced model.")
+    claw_reported_input_tokens: NonNegativeInt | None = Field(None, description="The claw's own usage report (cross-check).")
+    claw_reported_output_tokens: NonNegativeInt | None = None
+    claw_reported_cost_usd: float = Field(math.nan, description="The claw's own cost figure; NaN when it reports none.")
+    usage_mismatch: str | None = Field(None, description="How the claw's own usage disagrees with the gateway ledger; null when it agrees or reports none.")
 
     @classmethod
     def from_usage(cls, usage_summary: Mapping[str, Any], **fields: Any) -> Self:

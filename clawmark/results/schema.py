@@ -16,7 +16,7 @@ import pyarrow as pa
 from clawmark.results.row import PHASES, AttemptRow, PhaseTimes
 from clawmark.results.usage import ROLES, TOKEN_KINDS, RoleUsage
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 _IDENTITY = [
     ("sweep_id", pa.string()),
@@ -47,6 +47,12 @@ _OUTCOME = [
     ("followups_used", pa.int64()),
     ("error_kind", pa.string()),
     ("error_message", pa.string()),
+    ("failure_reason", pa.string()),
+    ("best_turn", pa.int64()),
+    ("turn_scores", pa.string()),
+    ("checks_passed", pa.int64()),
+    ("checks_total", pa.int64()),
+    ("leak_flags", pa.string()),
 ]
 _USAGE_FIELDS = [f"{kind}_tokens" for kind in TOKEN_KINDS] + ["calls"]
 _USAGE = [
@@ -65,6 +71,13 @@ _PROVENANCE = [
     ("image_id", pa.string()),
     ("scripted_model", pa.bool_()),
     ("artifacts_dir", pa.string()),
+    ("network_policy", pa.string()),
+    ("snapshot_mode", pa.bool_()),
+    ("price_fallback", pa.bool_()),
+    ("claw_reported_input_tokens", pa.int64()),
+    ("claw_reported_output_tokens", pa.int64()),
+    ("claw_reported_cost_usd", pa.float64()),
+    ("usage_mismatch", pa.string()),
 ]
 
 RESULTS_SCHEMA: pa.Schema = pa.schema(
@@ -112,7 +125,8 @@ def from_record(record: dict[str, Any]) -> AttemptRow:
         if any(v is not None for v in counts.values()) or not math.isnan(cost):
             usage[role] = RoleUsage(**counts, cost_usd=cost)
     wall = PhaseTimes(**{phase: _float(record.get(f"wall_{phase}_s")) for phase in PHASES})
-    fields["score"], fields["threshold"] = _float(fields["score"]), _float(fields["threshold"])
+    for name in ("score", "threshold", "claw_reported_cost_usd"):
+        fields[name] = _float(fields[name])
     return AttemptRow(**{k: v for k, v in fields.items() if v is not None}, usage=usage, wall=wall)
 
 
