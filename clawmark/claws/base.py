@@ -136,6 +136,13 @@ class ClawContext(BaseModel):
     claw_home: str = Field("/tmp/claw-home", description="Claw state dir, outside the workspace.")
     host_dir: Path = Field(description="Host folder for this attempt's claw logs/transcripts.")
     gold_patch: str | None = None
+    gateway_token: str = Field("", description="Bearer token of this attempt at the gateway, sent as the "
+                                               "API key; empty while the gateway does not require one.")
+    track: Literal["patch", "closed_loop"] = "patch"
+    exec_user: str | None = Field(None, description="User host-side claws run tools as (closed-loop "
+                                                    "executor user); None = the sandbox's user.")
+    skills_dir: str = Field("/root/skills", description="Where the task's skills are installed (closed loop).")
+    image_model: str | None = Field(None, description="Vision fallback model for image tools (closed loop).")
 
 
 class ClawAdapter:
