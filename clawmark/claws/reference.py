@@ -21,12 +21,22 @@ from pydantic import Field
 from clawmark.claws.base import ClawAdapter, ClawContext, Stopwatch, TurnResult, Usage
 from clawmark.claws.chat import chat_completion, first_message
 from clawmark.claws.tools import TOOLS, SubmitCalled, ToolBox, ToolConfig
+from clawmark.claws.vision import Vision, describer, executor_sees, images_message
+from clawmark.claws.workstation_tools import CLOSED_LOOP_TOOLS, WorkstationToolBox
 from clawmark.gateway.errors import ModelError
 
 SYSTEM_PROMPT = """\
 You are an autonomous software engineer working in a repository at {workspace}.
 Use the tools to inspect the code, change it, and check your change. Work step by step, one or
 a few tool calls per reply. When the change is complete, call the submit tool."""
+
+CLOSED_LOOP_PROMPT = """\
+You are an autonomous assistant working on a computer for a user. Your workspace is {workspace};
+the task's input files are under {workspace}/clawbench/sources/ and skills the user installed
+for you are under {skills_dir}/<name>/SKILL.md. Save every deliverable under {workspace}/results/.
+Use the tools step by step (bash, read_file, write_file, edit, view_image for pictures). The user
+may answer with follow-up requests in this same conversation. When the request is done, reply
+with a short summary and no tool call."""
 
 
 class LoopExit(Exception):
@@ -67,6 +77,8 @@ class ModelFailed(LoopExit):
 class ReferenceConfig(ToolConfig):
     temperature: float = Field(0.0, description="Sampling temperature sent with every call.")
     call_timeout_s: float = Field(600.0, description="HTTP timeout of one model call.")
+    vision: Vision = Field("auto", description="Who sees view_image pictures: the executor, the task's "
+                                               "image_model, or auto (image_model only for a blind executor).")
 
 
 class ReferenceClaw(ClawAdapter):
@@ -81,7 +93,11 @@ class ReferenceClaw(ClawAdapter):
         self.usage = Usage(cost_usd=math.nan)  # from the replies' usage blocks (a cross-check)
 
     def create_agent(self, ctx: ClawContext) -> None:
-        self.messages = [{"role": "system", "content": SYSTEM_PROMPT.format(workspace=ctx.workspace)}]
+        if ctx.track == "closed_loop":
+            prompt = CLOSED_LOOP_PROMPT.format(workspace=ctx.workspace, skills_dir=ctx.skills_dir)
+        else:
+            prompt = SYSTEM_PROMPT.format(workspace=ctx.workspace)
+        self.messages = [{"role": "system", "content": prompt}]
         self.steps = 0
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
@@ -107,7 +123,8 @@ class _Loop:
     def __init__(self, claw: ReferenceClaw, ctx: ClawContext, turn: int):
         self.claw, self.ctx, self.turn = claw, ctx, turn
         self.config: ReferenceConfig = claw.config  # type: ignore[assignment]
-        self.tools = ToolBox(ctx.sandbox, ctx.workspace, self.config)
+        self.tools = _toolbox(ctx, self.config)
+        self.tool_specs = CLOSED_LOOP_TOOLS if ctx.track == "closed_loop" else TOOLS
         self.clock = Stopwatch()
         self.turn_steps = 0
         self.transcript = ctx.host_dir / f"transcript-turn{turn}.json"
@@ -133,7 +150,7 @@ class _Loop:
                 self.ctx.host_gateway_url or self.ctx.gateway_url,
                 self.ctx.model,
                 self.claw.messages,
-                tools=TOOLS,
+                tools=self.tool_specs,
                 timeout_s=self.config.call_timeout_s,
                 temperature=self.config.temperature,
             )
@@ -155,6 +172,8 @@ class _Loop:
             except SubmitCalled:
                 submitted, output = True, "submitted"
             self.claw.messages.append({"role": "tool", "tool_call_id": call.get("id", ""), "content": output})
+        if images := getattr(self.tools, "take_images", list)():
+            self.claw.messages.append(images_message(images))  # after all tool results, as the API wants
         if submitted:
             raise Submitted("the model called submit")
 
@@ -196,6 +215,15 @@ class _Loop:
             error=None if isinstance(exit_, (Submitted, Finished)) else str(exit_),
             error_kind=getattr(exit_, "kind", None),
         )
+
+
+def _toolbox(ctx: ClawContext, config: ReferenceConfig) -> ToolBox:
+    """Closed loop: tools act as the executor user, and view_image is there."""
+    if ctx.track != "closed_loop":
+        return ToolBox(ctx.sandbox, ctx.workspace, config)
+    sees = executor_sees(ctx.model, config.vision, ctx.image_model)
+    describe = None if sees else describer(ctx, config.call_timeout_s)
+    return WorkstationToolBox(ctx.sandbox, ctx.workspace, config, ctx.exec_user, describe)
 
 
 def _add_usage(total: Usage, usage: dict[str, Any]) -> None:
