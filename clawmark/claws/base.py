@@ -143,6 +143,8 @@ class ClawContext(BaseModel):
                                                     "executor user); None = the sandbox's user.")
     skills_dir: str = Field("/root/skills", description="Where the task's skills are installed (closed loop).")
     image_model: str | None = Field(None, description="Vision fallback model for image tools (closed loop).")
+    image_gateway_url: str = Field("", description="Gateway URL (from the host) pinned to image_model; "
+                                                   "empty when the attempt has no vision fallback.")
 
 
 class ClawAdapter:
