@@ -1,16 +1,28 @@
 """The reference claw's tools, in OpenAI tool-calling format, executed in the attempt's sandbox.
 
-Tool failures (missing file, ambiguous edit, non-zero exit) are observations for the model, never
-exceptions: only the sandbox itself failing is an infrastructure error."""
+Tool failures (a missing file, a directory or binary file passed as a text file, a broken symlink,
+a file over the copy limit, an ambiguous edit, a non-zero exit) are observations for the model,
+never exceptions: only the sandbox itself failing (container gone, engine down) is an
+infrastructure error. A symlink is read and edited through its target, so an edit never turns the
+link into a file in the patch."""
 
 from __future__ import annotations
 
 import json
 import posixpath
 import shlex
+import tarfile
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from clawmark.runtime.errors import ArchiveTooLarge
+
+# What a path is, in one exec: "dir", "missing", "broken-link", "special" or the resolved file path.
+_KIND_SCRIPT = ('p={path}; if [ -d "$p" ]; then echo dir; elif [ -f "$p" ]; then readlink -f -- "$p"; '
+                'elif [ -L "$p" ]; then echo broken-link; elif [ -e "$p" ]; then echo special; '
+                'else echo missing; fi')
+BINARY_PROBE_BYTES = 8192
 
 
 def _tool(name: str, description: str, **params: str) -> dict[str, Any]:
@@ -45,6 +57,14 @@ class SubmitCalled(Exception):
     """The model called the submit tool."""
 
 
+class ToolFailure(Exception):
+    """A tool could not do what the model asked; its message is the observation."""
+
+
+# Failures of one file operation that say something about the path, not about the sandbox.
+_PATH_ERRORS = (ToolFailure, OSError, ValueError, ArchiveTooLarge, tarfile.TarError)
+
+
 class ToolBox:
     """Executes tool calls against a sandbox rooted at ``workspace``."""
 
@@ -65,6 +85,8 @@ class ToolBox:
             return self._cut(handler(**args))
         except TypeError as exc:
             return f"error: bad arguments for {name}: {exc}"
+        except _PATH_ERRORS as exc:
+            return f"error: {exc}"
 
     def _path(self, path: str) -> str:
         return posixpath.normpath(posixpath.join(self.workspace, path))
@@ -81,31 +103,55 @@ class ToolBox:
         status = "timed out" if result.timed_out else f"exit code {result.exit_code}"
         return f"[{status}]\n{result.stdout}{result.stderr}"
 
-    def _read_text(self, path: str) -> str | None:
-        probe = self.sandbox.exec(f"test -f {shlex.quote(path)}", timeout_s=30)
-        if probe.exit_code != 0:
-            return None
-        return self.sandbox.read_file(path).decode("utf-8", errors="replace")
+    def _kind(self, path: str) -> str:
+        probe = self.sandbox.exec(_KIND_SCRIPT.format(path=shlex.quote(path)), timeout_s=30)
+        return probe.stdout.strip() or f"unknown (exit {probe.exit_code}: {probe.stderr[-200:]})"
+
+    def _resolve_file(self, path: str, shown: str) -> str:
+        """The regular file `path` names (through symlinks), or a ToolFailure saying what it is."""
+        kind = self._kind(path)
+        if kind.startswith("/"):
+            return kind
+        reasons = {"dir": f"{shown} is a directory, not a file (list it with bash: ls {shown})",
+                   "missing": f"no such file {shown}",
+                   "broken-link": f"{shown} is a symlink whose target does not exist",
+                   "special": f"{shown} is not a regular file (device, socket or pipe)"}
+        raise ToolFailure(reasons.get(kind, f"cannot inspect {shown}: {kind}"))
+
+    def _read_text(self, path: str, shown: str) -> tuple[str, str]:
+        """(resolved path, text) of a text file; binary or oversized files are ToolFailures."""
+        target = self._resolve_file(path, shown)
+        try:
+            data = self.sandbox.read_file(target)
+        except ArchiveTooLarge as exc:
+            raise ToolFailure(f"{shown} is too large to read whole ({exc}); use bash (head, sed -n)") from exc
+        if b"\0" in data[:BINARY_PROBE_BYTES]:
+            raise ToolFailure(f"{shown} is a binary file ({len(data)} bytes); inspect it with bash (e.g. xxd | head)")
+        return target, data.decode("utf-8", errors="replace")
 
     def _tool_read_file(self, path: str) -> str:
-        text = self._read_text(self._path(path))
-        return f"error: no such file {path}" if text is None else text
+        return self._read_text(self._path(path), path)[1]
 
     def _tool_write_file(self, path: str, content: str) -> str:
         full = self._path(path)
-        self.sandbox.exec(f"mkdir -p {shlex.quote(posixpath.dirname(full))}", timeout_s=30)
-        self.sandbox.write_file(full, content.encode())
+        kind = self._kind(full)
+        if kind in ("dir", "special"):
+            raise ToolFailure(f"{path} is a {'directory' if kind == 'dir' else 'special file'}; cannot write it")
+        exists = kind.startswith("/")
+        target = kind if exists else full  # an existing symlink is written through, never replaced
+        made = self.sandbox.exec(f"mkdir -p {shlex.quote(posixpath.dirname(target))}", timeout_s=30)
+        if made.exit_code != 0:
+            raise ToolFailure(f"cannot create the folder of {path}: {made.stderr.strip()[-300:]}")
+        self.sandbox.write_file(target, content.encode(), mode=self._mode(target) if exists else 0o644)
         return f"wrote {len(content)} characters to {full}"
 
     def _tool_edit(self, path: str, old_str: str, new_str: str) -> str:
         full = self._path(path)
-        text = self._read_text(full)
-        if text is None:
-            return f"error: no such file {path}"
+        target, text = self._read_text(full, path)
         count = text.count(old_str) if old_str else 0
         if count != 1:
             return f"error: old_str occurs {count} times in {path}; it must occur exactly once"
-        self.sandbox.write_file(full, text.replace(old_str, new_str, 1).encode(), mode=self._mode(full))
+        self.sandbox.write_file(target, text.replace(old_str, new_str, 1).encode(), mode=self._mode(target))
         return f"edited {full}"
 
     def _mode(self, path: str) -> int:

@@ -58,3 +58,35 @@ def test_write_file_creates_folders_and_submit_raises(box, tmp_path):
     assert (tmp_path / "pkg" / "new.py").read_text() == "x = 1\n"
     with pytest.raises(SubmitCalled):
         _call(box, "submit")
+
+
+@pytest.fixture
+def odd_tree(tmp_path):
+    """A symlink to a file, one to a folder, a dangling one, a folder and a binary file."""
+    (tmp_path / "real.txt").write_text("key = value\n")
+    (tmp_path / "link.txt").symlink_to("real.txt")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "link-dir").symlink_to("pkg")
+    (tmp_path / "dangling").symlink_to("gone.txt")
+    (tmp_path / "blob.bin").write_bytes(b"\x7fELF\x00\x01\x02" * 50)
+    return ToolBox(HostExecutor(tmp_path), str(tmp_path), ToolConfig())
+
+
+def test_a_symlink_is_read_and_edited_through_its_target(odd_tree, tmp_path):
+    assert _call(odd_tree, "read_file", path="link.txt") == "key = value\n"
+    assert _call(odd_tree, "edit", path="link.txt", old_str="value", new_str="other").startswith("edited ")
+    assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real.txt").read_text() == "key = other\n"
+    assert _call(odd_tree, "write_file", path="link.txt", content="new\n").startswith("wrote 4 characters")
+    assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real.txt").read_text() == "new\n"
+
+
+def test_directories_binaries_and_dangling_links_are_observations(odd_tree, tmp_path):
+    assert _call(odd_tree, "read_file", path="pkg") == "error: pkg is a directory, not a file (list it with bash: ls pkg)"
+    assert _call(odd_tree, "read_file", path="link-dir").startswith("error: link-dir is a directory")
+    assert _call(odd_tree, "write_file", path="pkg", content="x").startswith("error: pkg is a directory")
+    assert _call(odd_tree, "read_file", path="blob.bin") == ("error: blob.bin is a binary file (350 bytes); "
+                                                              "inspect it with bash (e.g. xxd | head)")
+    assert _call(odd_tree, "edit", path="blob.bin", old_str="E", new_str="e").startswith("error: blob.bin is a binary")
+    assert _call(odd_tree, "read_file", path="dangling") == "error: dangling is a symlink whose target does not exist"
+    assert _call(odd_tree, "write_file", path="real.txt/x.py", content="x").startswith("error: cannot create the folder")
+    assert (tmp_path / "blob.bin").read_bytes().startswith(b"\x7fELF\x00")  # nothing was changed
