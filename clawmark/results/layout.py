@@ -12,6 +12,18 @@ report.json       swebench-compatible per-instance report
 eval.log          evaluator output
 config.json       resolved attempt config (saved with every result)
 row.json          the attempt row, written just before the Parquet row commits the cell
+cycles/<n>/       closed loop, one folder per executor turn n (0-based):
+  prompt.txt        what the executor was sent this turn (the task, then the rewritten feedback)
+  turn.json         the claw's TurnResult (exit, finish reason, duration, completion gate)
+  transcript/       the claw's session backup after the turn
+  results/          copy of /tmp_workspace/results after the turn (what checks and judges saw)
+  checks.json       executable check results
+  decision.json     supervisor decision (normalised), score in code, raw replies
+  simulator.json    the firewall view and the user simulator's output (continue only)
+  feedback.txt      the rewritten follow-up the executor got next ("" when none)
+  leak.json         leak-audit flags of that follow-up
+outcome.json      closed loop: stop reason, status, best turn and score
+usage.json        closed loop: tokens, calls and cost per role (executor, supervisor, user_simulator)
 ```
 The Parquet row in the `ResultStore` is the commit point; a folder without one belongs to an
 unfinished cell and is removed by `ResultStore.clear_partial` on resume.
@@ -83,6 +95,15 @@ class AttemptLayout:
     eval_log = property(lambda self: self.dir / "eval.log")
     config = property(lambda self: self.dir / "config.json")
     row_json = property(lambda self: self.dir / "row.json")
+    cycles = property(lambda self: self.dir / "cycles")
+    outcome = property(lambda self: self.dir / "outcome.json")
+    usage = property(lambda self: self.dir / "usage.json")
+
+    def cycle(self, turn: int) -> Path:
+        """Folder of closed-loop executor turn ``turn`` (0-based), created on first use."""
+        folder = self.cycles / str(turn)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
 
     def ensure(self) -> AttemptLayout:
         for folder in (self.logs, self.transcript, self.artifacts):
