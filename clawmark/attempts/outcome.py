@@ -7,8 +7,11 @@ is graded by the tests."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel
 
+from clawmark.gateway.ledger import UsageRecord, read_ledger
 from clawmark.results.status import ErrorKind, Resolution, Status
 
 # ModelError kinds (clawmark.gateway.errors) that end a claw turn through no fault of the claw.
@@ -57,3 +60,26 @@ def infra_exceptions() -> tuple[type[BaseException], ...]:
 def model_error_status(kind: str | None) -> Status | None:
     """The error status a claw's model failure imposes, or None when the patch is still graded."""
     return INFRA_MODEL_ERRORS.get(kind or "")
+
+
+def provider_failure(ledger: Path, role: str) -> UsageRecord | None:
+    """The call that cut the claw off, when the last call of `role` failed through the provider
+    (429, 5xx, connection, credentials). The gateway ledger is the witness, not the claw's exit
+    code: claws report provider failures unevenly (exit 0 and a printed error, exit 1, a crash),
+    so every claw — in a container or on the host — gets the same verdict from the same lines."""
+    calls = sorted((r for r in read_ledger(ledger) if r.role == role), key=lambda r: r.ts)
+    last = calls[-1] if calls else None
+    return last if last is not None and last.status in INFRA_MODEL_ERRORS else None
+
+
+def provider_outcome(ledger: Path, role: str, turns: int, claw_kind: str | None = None) -> PatchOutcome | None:
+    """The infra outcome of an attempt a provider failure ended (ledger first, then the kind the
+    claw itself reported), or None when the claw's work is to be graded."""
+    failed = provider_failure(ledger, role)
+    kind = failed.status if failed is not None else claw_kind
+    status = model_error_status(kind)
+    if status is None:
+        return None
+    detail = f"{failed.model}: {failed.error}" if failed is not None else "reported by the claw"
+    return PatchOutcome(status=status, error_kind=ErrorKind.INFRA, turns=turns,
+                        error_message=f"model provider {kind} ({detail})"[:1000])

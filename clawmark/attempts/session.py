@@ -1,7 +1,8 @@
 """The claw's part of a patch attempt: container up → claw hooks → patch taken → container down.
 
 Every hook failure is typed: the environment or engine failing is an infra error; a claw whose
-model hit an outage or rate limit is an infra error too; anything else the claw did is graded.
+last model call failed through the provider (429, 5xx, connection — read from the gateway ledger,
+whatever the claw's exit code says) is an infra error too; anything else the claw did is graded.
 ``delete_agent`` and teardown run whatever happened."""
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from clawmark.attempts.outcome import PatchOutcome, infra_exceptions, model_error_status
+from clawmark.attempts.outcome import PatchOutcome, infra_exceptions, provider_outcome
 from clawmark.attempts.phases import PhaseClock
 from clawmark.claws import ClawAdapter, ClawContext, TurnResult
-from clawmark.results import AttemptLayout, ErrorKind
+from clawmark.results import AttemptLayout
 
 EXECUTOR_ROLE = "executor"
 
@@ -84,9 +85,8 @@ class ClawSession:
         except infra_exceptions() as exc:  # ClawError, ContainerGone, engine trouble
             return PatchOutcome.infra(exc, "claw"), None
         self._save_turn(ctx)
-        if (status := model_error_status(self.turn.error_kind)) is not None:
-            return PatchOutcome(status=status, error_kind=ErrorKind.INFRA, turns=1,
-                                error_message=f"claw {self.turn.exit_status}: {self.turn.error}"), None
+        if (ended := provider_outcome(self.layout.ledger, EXECUTOR_ROLE, 1, self.turn.error_kind)) is not None:
+            return ended, None
         try:
             with self.clock.phase("extract"):
                 patch = extract_patch(ctx.sandbox, self.instance.base_commit)

@@ -43,6 +43,8 @@ _EXITS: dict[str, tuple[str, bool]] = {  # mini exit_status → (finish_reason, 
 class MiniConfig(ClawAdapter.Config):
     command_timeout_s: int = Field(120, description="mini's per-command timeout inside /testbed.")
     grace_s: float = Field(60.0, description="Host deadline beyond mini's own wall-time limit.")
+    model_retry_attempts: int = Field(10, ge=1, description="mini's tries per model query "
+                                      "(MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT; it waits 4-60 s between).")
 
 
 def mini_volume() -> str:
@@ -151,6 +153,7 @@ class MiniSweAgentClaw(ClawAdapter):
         return {
             "MSWEA_CONFIGURED": "1",
             "MSWEA_COST_TRACKING": "ignore_errors",
+            "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT": str(self.config.model_retry_attempts),  # type: ignore[attr-defined]
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             "OPENAI_API_KEY": "clawmark",
             "HOME": ctx.claw_home,
