@@ -13,14 +13,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from clawmark.claws.tools import TOOLS, ToolBox, ToolConfig, _tool
+from clawmark.claws.tools import _KIND_SCRIPT, TOOLS, ToolBox, ToolConfig, ToolFailure, _tool
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-               ".webp": "image/webp", ".svg": "image/svg+xml"}
+               ".webp": "image/webp"}  # what vision APIs take; an SVG is text (read_file)
 STAGE_DIR = "/var/tmp/clawmark-stage"
 MAX_IMAGE_BYTES = 4 * 2**20  # larger pictures are refused, not sent: providers cap image size
 
-VIEW_IMAGE = _tool("view_image", "Look at an image file (png, jpg, gif, webp, svg); the image is shown to you.",
+VIEW_IMAGE = _tool("view_image", "Look at an image file (png, jpg, gif, webp); the image is shown to you.",
                    path="Path of the image, absolute or relative to the workspace.")
 CLOSED_LOOP_TOOLS: list[dict[str, Any]] = [*(t for t in TOOLS if t["function"]["name"] != "submit"),
                                            VIEW_IMAGE, *(t for t in TOOLS if t["function"]["name"] == "submit")]
@@ -44,51 +44,54 @@ class WorkstationToolBox(ToolBox):
         status = "timed out" if result.timed_out else f"exit code {result.exit_code}"
         return f"[{status}]\n{result.stdout}{result.stderr}"
 
-    def _readable(self, path: str) -> bool:
-        quoted = shlex.quote(path)
-        return self._as_user(f"test -f {quoted} && test -r {quoted}").exit_code == 0
+    def _kind(self, path: str) -> str:
+        """What the path is *for the user*: a file it cannot read is as good as missing."""
+        probe = self._as_user(_KIND_SCRIPT.format(path=shlex.quote(path)))
+        kind = probe.stdout.strip() or f"unknown (exit {probe.exit_code}: {probe.stderr[-200:]})"
+        if kind.startswith("/") and self._as_user(f"test -r {shlex.quote(kind)}").exit_code != 0:
+            return "unreadable"
+        return kind
 
-    def _read_text(self, path: str) -> str | None:
-        if not self._readable(path):
-            return None
-        return self.sandbox.read_file(path).decode("utf-8", errors="replace")
+    def _resolve_file(self, path: str, shown: str) -> str:
+        if self._kind(path) == "unreadable":
+            raise ToolFailure(f"permission denied: {shown}")
+        return super()._resolve_file(path, shown)
 
     def _tool_write_file(self, path: str, content: str) -> str:
         full = self._path(path)
-        error = self._put_as_user(full, content.encode())
-        return error or f"wrote {len(content)} characters to {full}"
+        kind = self._kind(full)
+        if kind in ("dir", "special"):
+            raise ToolFailure(f"{path} is a {'directory' if kind == 'dir' else 'special file'}; cannot write it")
+        self._put_as_user(kind if kind.startswith("/") else full, content.encode())  # through symlinks
+        return f"wrote {len(content)} characters to {full}"
 
     def _tool_edit(self, path: str, old_str: str, new_str: str) -> str:
         full = self._path(path)
-        text = self._read_text(full)
-        if text is None:
-            return f"error: no such file {path}"
+        target, text = self._read_text(full, path)
         count = text.count(old_str) if old_str else 0
         if count != 1:
             return f"error: old_str occurs {count} times in {path}; it must occur exactly once"
-        return self._put_as_user(full, text.replace(old_str, new_str, 1).encode()) or f"edited {full}"
+        self._put_as_user(target, text.replace(old_str, new_str, 1).encode())
+        return f"edited {full}"
 
-    def _put_as_user(self, full: str, data: bytes) -> str | None:
-        """Write ``data`` to ``full`` with the user's rights; an error text, or None when written."""
+    def _put_as_user(self, target: str, data: bytes) -> None:
+        """Write ``data`` to ``target`` with the user's rights (an existing file keeps its mode)."""
         stage = f"{STAGE_DIR}/{uuid.uuid4().hex}"
         self.sandbox.write_file(stage, data, mode=0o644)
         try:
-            folder = shlex.quote(posixpath.dirname(full))
-            result = self._as_user(f"mkdir -p {folder} && cat {shlex.quote(stage)} > {shlex.quote(full)}")
+            folder = shlex.quote(posixpath.dirname(target))
+            result = self._as_user(f"mkdir -p {folder} && cat {shlex.quote(stage)} > {shlex.quote(target)}")
         finally:
             self.sandbox.exec(["rm", "-f", stage], timeout_s=30, user="0")
         if result.exit_code != 0:
-            return f"error: cannot write {full}: {(result.stderr or result.stdout).strip()}"
-        return None
+            raise ToolFailure(f"cannot write {target}: {(result.stderr or result.stdout).strip()[-300:]}")
 
     def _tool_view_image(self, path: str) -> str:
         full = self._path(path)
         media_type = IMAGE_TYPES.get(posixpath.splitext(full)[1].lower())
         if media_type is None:
             return f"error: {path} is not an image ({', '.join(sorted(IMAGE_TYPES))})"
-        if not self._readable(full):
-            return f"error: no such file {path}"
-        data = self.sandbox.read_file(full)
+        data = self.sandbox.read_file(self._resolve_file(full, path))
         if len(data) > MAX_IMAGE_BYTES:
             return f"error: {path} has {len(data)} bytes; images over {MAX_IMAGE_BYTES} are not sent"
         part = image_part(data, media_type)
