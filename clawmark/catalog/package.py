@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from clawmark.catalog.checks import load_checks
 from clawmark.catalog.errors import CatalogError, from_validation
 from clawmark.catalog.eval_rule import parse_eval_rule
 from clawmark.catalog.paths import check_links_stay_inside, require_exists, resolve_inside
@@ -76,14 +77,17 @@ def _load(file: Path, package: Path, layout: str) -> ClosedLoopTask:
     _check_identity(spec, file, layout)
     require_exists(package, file, "task_id", "folder")
     check_links_stay_inside(package, file)
-    language, capability = parse_category(spec.category)
+    language, capability = parse_category(spec.category, spec.task)
     references = _references(spec, package, file)
+    warnings: list[str] = []
+    rubric = parse_eval_rule(package / EVAL_RULE)
     return ClosedLoopTask(
         spec=spec, layout=layout, task_file=file, package_dir=package, language=language,
         capability=capability, sources_dir=_sources(spec, package, file),
-        skill_dirs=_skills(spec, package, file), services=_services(spec, package, file),
+        skill_dirs=_skills(spec, package, file, warnings), services=_services(spec, package, file),
         reference_files=references, pre_exec_scripts=_pre_exec(spec, package, file),
-        privacy_vars=_privacy(package / ".privacy"), rubric=parse_eval_rule(package / EVAL_RULE),
+        privacy_vars=_privacy(package / ".privacy"), rubric=rubric,
+        checks=load_checks(package, rubric), warnings=rubric.warnings + warnings,
     )
 
 
@@ -138,14 +142,18 @@ def missing_sources(task: ClosedLoopTask) -> list[str]:
         (task.package_dir / d).exists() if d.startswith("sources/") else (task.package_dir / "sources" / d).exists())]
 
 
-def _skills(spec: TaskSpec, package: Path, file: Path) -> dict[str, Path]:
+def _skills(spec: TaskSpec, package: Path, file: Path, warnings: list[str]) -> dict[str, Path]:
+    """Skill folders of the package; a declared skill it lacks may be a base skill: warn, go on."""
     skills: dict[str, Path] = {}
     for index, declared in enumerate(spec.skills):
         field = f"skills[{index}]"
-        folder = resolve_inside(package, declared.removeprefix("skills/"), file, field, package / "skills")
+        folder = resolve_inside(package, declared.removeprefix("skills/").rstrip("/"), file, field, package / "skills")
         if folder.parent != package / "skills":
             raise CatalogError(file, field, f"a skill name, one folder under skills/ (got {declared!r})")
-        require_exists(folder / "SKILL.md", file, field, "file")
+        if not (folder / "SKILL.md").is_file():
+            what = "has no SKILL.md" if folder.is_dir() else "is not in the package"
+            warnings.append(f"{file}: {field}: skill {folder.name!r} {what} (a base skill of the runtime?)")
+            continue
         skills[folder.name] = folder
     return skills
 

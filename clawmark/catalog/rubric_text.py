@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-Found = tuple[str, str, float, str]  # id, name, raw weight (fraction or points), description
+from clawmark.catalog.rubric_shapes import Found, subheading_checkpoints, weight_first_checkpoints
 
 _CHECKPOINT_WORDS = re.compile(r"checkpoint|rubric|criteri|检查点|评分细则|评分项|得分点|评分标准", re.I)
 _CAP_WORDS = re.compile(r"\bcap|scoring policy|score policy|penalt|上限|封顶|扣分|评分规则|评分策略|评分政策", re.I)
@@ -15,10 +15,11 @@ _UNIT = r"(?P<unit>%|％|分|pts?\b|points?\b)?"
 _LABELLED_WEIGHT = re.compile(rf"(?:weight|权重|分值|占比)\s*(?:[:：=]|is)?\s*`?(?P<num>\d+(?:\.\d+)?)\s*{_UNIT}`?", re.I)
 _BRACKET_WEIGHT = re.compile(r"[(\[（【]\s*`?(?P<num>0?\.\d+|1\.0+|\d+(?:\.\d+)?\s*(?P<unit>%|％|分|pts?|points?))`?\s*[)\]）】]", re.I)
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}")
+_CAP_NUM = r"\s*(?:\*\*|__|`)?\s*(?P<num>(?>[01](?:\.\d+)?))(?![\d%％])"
 _EN_CAP = re.compile(
-    r"(?:\bcap(?:ped)?\b[^.;\n`\d]{0,40}?\b(?:at|to)|\bmax(?:imum)?\s+(?:score|of)\b[^.;\n`\d]{0,20}?|\bat most|\bno (?:more|higher) than)"
-    r"\s*`?(?P<num>(?>[01](?:\.\d+)?))(?![\d%％])`?", re.I)
-_ZH_CAP = re.compile(r"(?:上限|封顶|最高|不超过|不得超过|至多|最多)\s*(?:为|是|:|：|得)?\s*(?:得分|分数|分)?\s*`?(?P<num>(?>[01](?:\.\d+)?))(?![\d%％])`?")
+    r"(?:\bcap(?:ped|s)?\b(?:[^.;\n`\d]{0,40}?\b(?:at|to))?|\bmax(?:imum)?\s+(?:score|of)\b[^.;\n`\d]{0,20}?"
+    r"|\bat most|\bno (?:more|higher) than|\bceiling(?: of)?)" + _CAP_NUM, re.I)
+_ZH_CAP = re.compile(r"(?:上限|封顶|最高|不超过|不得超过|至多|最多)\s*(?:为|是|:|：|得)?\s*(?:得分|分数|分)?" + _CAP_NUM)
 _COLUMNS = {
     "id": re.compile(r"^(?:id|#|no\.?|编号|序号|cp)$", re.I),
     "weight": re.compile(r"weight|权重|分值|占比|points|分数", re.I),
@@ -39,8 +40,21 @@ _NUMBERED_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<num>\d+)[.)、]\s+(?P<rest>.*
 
 
 def find_checkpoints(body: str) -> list[Found]:
-    """Checkpoints of one section: a weighted table, else id-led blocks, else weighted numbered lines."""
-    return _table_checkpoints(body) or _block_checkpoints(body) or _numbered_checkpoints(body)
+    """Checkpoints of one section in whichever shape sums closest to 1.0 (points count as whole);
+    ties go to the earlier shape: table, id-led blocks, weight-first lines, sub-headings, numbered."""
+    shapes = [_table_checkpoints, _block_checkpoints, weight_first_checkpoints,
+              subheading_checkpoints, _numbered_checkpoints]
+    found = [(shape(body), order) for order, shape in enumerate(shapes)]
+    found = [(items, order) for items, order in found if items]
+    if not found:
+        return []
+    return min(found, key=lambda f: (round(weight_gap(f[0]), 3), f[1]))[0]
+
+
+def weight_gap(found: list[Found]) -> float:
+    """How far the weights are from a whole: 0 for points (scaled later), else |sum - 1|."""
+    weights = [w for _, _, w, _ in found]
+    return 0.0 if any(w > 1.0 for w in weights) else abs(sum(weights) - 1.0)
 
 
 def _normal_id(raw: str) -> str:
@@ -113,8 +127,19 @@ def _table_checkpoints(body: str) -> list[Found]:
         if weight is None:
             continue
         pick = lambda role: _clean(cells[columns[role]]) if role in columns and columns[role] < len(cells) else ""
-        found.append((pick("id") or f"C{number}", pick("name") or pick("description"), weight[0], pick("description")))
+        texts = [_clean(c) for i, c in enumerate(cells) if i not in (columns.get("id"), columns["weight"])]
+        name = pick("name") or pick("description") or max(texts, key=len, default="")
+        found.append((_table_id(pick("id"), number), _short(name), weight[0], pick("description") or name))
     return found
+
+
+def _table_id(cell: str, number: int) -> str:
+    """`CP1`/`C2` as written; a bare row number `3` or an empty cell becomes `C3`."""
+    return f"C{cell}" if cell.isdigit() else (_normal_id(cell) if re.fullmatch(_ID, cell, re.I) else f"C{number}")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 80 else text[:77].rsplit(" ", 1)[0] + "..."
 
 
 def _column_roles(header: list[str]) -> dict[str, int]:
@@ -128,14 +153,34 @@ def _column_roles(header: list[str]) -> dict[str, int]:
 
 
 def find_caps(body: str) -> list[tuple[float, str]]:
-    """(cap value, the line stating it) for every `cap at 0.x` / `上限 0.x` in the text."""
+    """(cap value, the list item or line stating it) for every `cap at 0.x` / `上限 0.x` in the text;
+    in a text about caps, also list items that end `→ 0.x`."""
     caps = []
-    for line in body.splitlines():
-        for match in [*_EN_CAP.finditer(line), *_ZH_CAP.finditer(line)]:
+    arrows = has_cap_words(body)
+    for item in _items(body):
+        matches = [*_EN_CAP.finditer(item), *_ZH_CAP.finditer(item)]
+        if not matches and arrows and _LIST_START.match(item):
+            matches = list(_ARROW_CAP.finditer(item))
+        for match in matches:
             value = float(match.group("num"))
             if value <= 1.0:
-                caps.append((value, _clean(re.sub(r"^\s*(?:[-*+]|\d+[.)、])\s+", "", line))))
+                caps.append((value, _clean(re.sub(r"^\s*(?:[-*+]|\d+[.)、])\s+", "", item))))
     return caps
+
+
+def _items(body: str) -> list[str]:
+    """Lines, with a list item's indented continuation lines joined onto it."""
+    items: list[str] = []
+    for line in body.splitlines():
+        if items and line.startswith(("  ", "\t")) and line.strip() and not _LIST_START.match(line):
+            items[-1] += " " + line.strip()
+        else:
+            items.append(line)
+    return items
+
+
+_ARROW_CAP = re.compile(r"(?:→|->|=>)" + _CAP_NUM + r"\s*[.。]?\s*$")
+_LIST_START = re.compile(r"^\s*(?:[-*+]|\d+[.)、])\s+")
 
 
 _PASS_LINE = re.compile(r"(?:\bpass(?:es|ing)?\b|通过|及格).*\d|\d.*(?:\bpass\b|通过)", re.I)

@@ -10,26 +10,35 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from clawmark.catalog.checks import ChecksFile
 from clawmark.catalog.eval_rule import Rubric
 
 ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
-CATEGORY_REGEX = re.compile(r"^([12])0([1-5])_([a-z_]+)$")
+CATEGORY_REGEX = re.compile(r"^([12])0([1-5])_([a-z_]+?)(_zh)?$")
+SETUP_CATEGORY_REGEX = re.compile(r"^00\d_[a-z][a-z_]*$")  # 000_template, 001_smoketest
 CAPABILITIES = {1: "skill_usage", 2: "exploration", 3: "long_context", 4: "multimodal", 5: "cross_platform"}
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 EVAL_RULE = "references/eval_rule.md"
 SNAPSHOT_SUFFIX = "_snapshot.json"
 
-Capability = Literal["skill_usage", "exploration", "long_context", "multimodal", "cross_platform"]
+# "setup": the release's 000_template / 001_smoketest tasks, which measure no capability.
+Capability = Literal["skill_usage", "exploration", "long_context", "multimodal", "cross_platform", "setup"]
 Language = Literal["en", "zh"]
 
 
-def parse_category(category: str) -> tuple[Language, Capability]:
-    """`101_skill_usage` -> ("en", "skill_usage"); 2xx is Chinese; the suffix must fit the number."""
+def parse_category(category: str, task_text: str = "") -> tuple[Language, Capability]:
+    """`101_skill_usage` -> ("en", "skill_usage"); `2xx_<capability>_zh` is Chinese (the suffix is
+    optional); set-up categories `00x_*` have capability "setup" and the language of `task_text`."""
+    if SETUP_CATEGORY_REGEX.match(category):
+        return ("zh" if len(_CJK.findall(task_text)) * 4 > len(task_text.strip()) else "en"), "setup"
     match = CATEGORY_REGEX.match(category)
     if not match:
-        raise ValueError("a category like 101_skill_usage (1xx English, 2xx Chinese, 01-05)")
-    language, number, suffix = match.groups()
+        raise ValueError("a category like 101_skill_usage, 201_skill_usage_zh or 001_smoketest")
+    language, number, suffix, zh = match.groups()
     if CAPABILITIES[int(number)] != suffix:
         raise ValueError(f"suffix {CAPABILITIES[int(number)]!r} for x0{number} (got {suffix!r})")
+    if zh and language == "1":
+        raise ValueError(f"no _zh suffix on an English (1xx) category (got {category!r})")
     return ("en" if language == "1" else "zh"), suffix  # type: ignore[return-value]
 
 
@@ -146,10 +155,19 @@ class ClosedLoopTask(BaseModel):
     pre_exec_scripts: list[Path]
     privacy_vars: list[str] = Field(description="Env-var names whose values come from the runner's environment.")
     rubric: Rubric
+    checks: ChecksFile | None = Field(None, description="Hidden references/checks.yaml, if the task has one.")
+    warnings: list[str] = Field(default_factory=list, description="What loaded but could not be extracted "
+                                "or found (rubric shape, absent skills), one `FILE: FIELD: ...` line each.")
 
     @property
     def task_id(self) -> str:
         return self.spec.task_id
+
+    @property
+    def absent_skills(self) -> list[str]:
+        """Declared skills the package does not hold (base skills the runtime may install)."""
+        return [name for name in (s.removeprefix("skills/").strip("/") for s in self.spec.skills)
+                if name not in self.skill_dirs]
 
     @property
     def eval_rule_file(self) -> Path:

@@ -20,6 +20,7 @@ class ValidationReport(BaseModel):
     counts: Counter = Field(default_factory=Counter, description="Valid items per kind.")
     problems: list[str] = Field(default_factory=list, description="One `FILE: FIELD: expected ...` line each.")
     warnings: list[str] = Field(default_factory=list, description="Suspicious but loadable, e.g. unknown keys.")
+    tasks: list[str] = Field(default_factory=list, description="One line per valid closed-loop task.")
 
     @property
     def ok(self) -> bool:
@@ -94,9 +95,20 @@ def _count_loaded(report: ValidationReport, task) -> None:
     """Unknown keys are kept for UniClawBench compatibility, but a typo should still be seen."""
     for key in task.spec.model_extra or {}:
         report.warnings.append(f"{task.task_file}: {key}: unknown task field (kept, not used)")
+    report.warnings.extend(task.warnings)
     for declared in missing_sources(task):
         report.warnings.append(f"{task.task_file}: sources: {declared!r} is not in the package (informative only)")
     report.counts["closed-loop tasks"] += 1
+    report.tasks.append(task_line(task))
+
+
+def task_line(task) -> str:
+    """`id  category  lang/capability  rubric: N checkpoints, M caps[, K checks]`."""
+    rubric = task.rubric
+    shape = f"{len(rubric.checkpoints)} checkpoints" if rubric.checkpoints else "rubric as text"
+    checks = f", {len(task.checks.checks)} checks" if task.checks else ""
+    return (f"{task.task_id}  {task.spec.category}  {task.language}/{task.capability}  "
+            f"{shape}, {len(rubric.caps)} caps{checks}")
 
 
 def _validate_yaml(report: ValidationReport, file: Path) -> None:

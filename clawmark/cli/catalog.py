@@ -17,6 +17,8 @@ def validate_cmd(
     from clawmark.catalog.validate import validate_paths
 
     report = validate_paths(paths)
+    for line in report.tasks:
+        typer.echo(f"ok  {line}")
     for line in report.problems:
         typer.echo(line)
     for line in report.warnings:

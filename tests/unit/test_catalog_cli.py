@@ -39,8 +39,9 @@ def test_validate_reports_every_broken_package_one_line_each(tmp_path: Path) -> 
     bad_jsonl.write_text(json.dumps(ROW) + "\n{nope\n")
     result = runner.invoke(app, ["catalog", "validate", str(tmp_path / "tree"), str(bad_jsonl)])
     assert result.exit_code == 1
-    lines = [l for l in result.stdout.splitlines() if l.strip()]
+    lines = [l for l in result.stdout.splitlines() if l.strip() and not l.startswith("ok  ")]
     assert len(lines) == 3, result.output
+    assert [l.split()[1] for l in result.stdout.splitlines() if l.startswith("ok  ")] == ["good"]
     leaky = (tmp_path / "tree/leaky/task.yaml").resolve()
     assert f"{leaky}: sources[0]: expected a path inside the task package" in lines[0]
     assert lines[1].startswith(f"{(tmp_path / 'tree/secret/task.yaml').resolve()}: privacy: expected ")
@@ -83,7 +84,8 @@ def test_real_process_exit_codes(tmp_path: Path) -> None:
     env = {**os.environ, "COLUMNS": "200"}
     good = subprocess.run([exe, "catalog", "validate", str(TASKS_CATALOG / "closed_loop")],
                           capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, timeout=120)
-    assert good.returncode == 0 and good.stdout.startswith("valid: 12 closed-loop tasks")
+    assert good.returncode == 0 and good.stdout.splitlines()[-1].startswith("valid: 12 closed-loop tasks")
+    assert sum(line.startswith("ok  ") for line in good.stdout.splitlines()) == 12
     bad = make_task(tmp_path, spec={"skills": ["../../etc/passwd"]})
     broken = subprocess.run([exe, "catalog", "validate", str(bad)], capture_output=True, text=True,
                             env=env, cwd=PROJECT_ROOT, timeout=120)

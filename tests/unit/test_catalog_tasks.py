@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clawmark.catalog import (CatalogError, PathEscapeError, RubricNotFound, load_task, load_tasks,
-                              parse_category)
+from clawmark.catalog import CatalogError, PathEscapeError, load_task, load_tasks, parse_category
 from clawmark.settings import TASKS_CATALOG
 
 RULE = """# Rule
@@ -175,10 +174,12 @@ def test_references_must_declare_eval_rule(tmp_path: Path) -> None:
     assert "eval_rule.md" in error.expected
 
 
-def test_eval_rule_without_weighted_checkpoints(tmp_path: Path) -> None:
+def test_eval_rule_without_weighted_checkpoints_loads_with_warnings(tmp_path: Path) -> None:
     path = make_task(tmp_path, files={"references/eval_rule.md": "# Rule\n## A\nBe nice.\n## B\nNo weights.\n"})
-    error = load_error(path, RubricNotFound)
-    assert error.file == str((path / "references/eval_rule.md").resolve()) and error.field == "checkpoints"
+    task = load_task(path)
+    rule = (path / "references/eval_rule.md").resolve()
+    assert task.rubric.checkpoints == [] and "Be nice." in task.rubric.raw_text
+    assert [w.split(": ")[:2] for w in task.warnings] == [[str(rule), "checkpoints"], [str(rule), "caps"]]
 
 
 @pytest.mark.parametrize("field, spec", [
@@ -215,8 +216,11 @@ def test_symlink_inside_the_package_is_fine(tmp_path: Path) -> None:
 def test_declared_resources_must_exist_except_informative_sources(tmp_path: Path) -> None:
     task = load_task(make_task(tmp_path / "s", spec={"sources": ["sources/gone.csv", "https://x.org/a"]}))
     assert task.spec.sources == ["sources/gone.csv", "https://x.org/a"]
-    path = make_task(tmp_path, spec={"skills": ["nope"]})
-    assert_names(load_error(path), path / "task.yaml", "skills[0]")
+    path = make_task(tmp_path, spec={"skills": ["lookup", "apt-package-manager"]})
+    task = load_task(path)
+    assert list(task.skill_dirs) == ["lookup"] and task.absent_skills == ["apt-package-manager"]
+    assert task.warnings == [f"{(path / 'task.yaml').resolve()}: skills[1]: skill 'apt-package-manager' is not "
+                             "in the package (a base skill of the runtime?)"]
     path = make_task(tmp_path / "b", spec={"pre_exec": ["sources/data.txt"]})
     error = load_error(path)
     assert_names(error, path / "task.yaml", "pre_exec[0]")
