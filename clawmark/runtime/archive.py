@@ -76,3 +76,48 @@ def _owned_by(owner: tuple[int, int] | None):
         return info
 
     return apply
+
+
+def pack_files(files: dict[str, Path], owner: tuple[int, int]) -> tempfile.SpooledTemporaryFile:
+    """A tar of host files under the given relative names, with their parent folders.
+
+    Modes are normalised so another user can read what is shipped: folders 0755, files 0644
+    (0755 when any exec bit is set); `owner` (uid, gid) owns every entry.
+    """
+    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+    folders: set[str] = set()
+    with tarfile.open(fileobj=spool, mode="w") as tar:
+        for name in sorted(files):
+            for parent in reversed(PurePosixPath(name).parents[:-1]):
+                if str(parent) not in folders:
+                    folders.add(str(parent))
+                    tar.addfile(_entry(str(parent), tarfile.DIRTYPE, 0o755, owner))
+            host = files[name]
+            mode = 0o755 if host.stat().st_mode & 0o111 else 0o644
+            info = _entry(name, tarfile.REGTYPE, mode, owner)
+            info.size = host.stat().st_size
+            with open(host, "rb") as handle:
+                tar.addfile(info, handle)
+    spool.seek(0)
+    return spool
+
+
+def extract_skipping_unsafe(spool, host_dir: Path) -> list[str]:
+    """Unpack what the `data` filter accepts; return the names it refused (absolute links,
+    links out of `host_dir`, devices) instead of failing the whole copy on one of them."""
+    host_dir.mkdir(parents=True, exist_ok=True)
+    skipped: list[str] = []
+    with tarfile.open(fileobj=spool, mode="r") as tar:
+        for member in tar:
+            try:
+                tar.extract(member, host_dir, filter="data")
+            except tarfile.FilterError:
+                skipped.append(member.name)
+    return skipped
+
+
+def _entry(name: str, kind: bytes, mode: int, owner: tuple[int, int]) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.mtime = kind, mode, int(time.time())
+    info.uid, info.gid = owner
+    return info

@@ -116,6 +116,18 @@ class Sandbox:
             archive.extract_all(tar, Path(host_dir))
         return Path(host_dir) / Path(container_path.rstrip("/")).name
 
+    def copy_files_in(self, files: dict[str, Path], container_dir: str, owner: tuple[int, int]) -> None:
+        """Copy host files to `container_dir/<relative name>`, owned by `owner` (uid, gid), with
+        modes another user can read (see archive.pack_files). `container_dir` must exist."""
+        with archive.pack_files(files, owner) as tar:
+            self._container.put_archive(container_dir, tar)
+
+    def copy_out_skipping_unsafe(self, container_path: str, host_dir: str | Path) -> list[str]:
+        """Like copy_out, but links leading outside `host_dir` are left out (and named in the
+        returned list) instead of failing the copy: for folders a claw wrote."""
+        with self._get_archive(container_path) as tar:
+            return archive.extract_skipping_unsafe(tar, Path(host_dir))
+
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
         folder, name = archive.parent_and_name(path)
         self._put_archive(folder, archive.pack_bytes(name, data, mode, self._owner()))

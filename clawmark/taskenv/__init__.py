@@ -1,0 +1,49 @@
+"""Task runtime: the container a closed-loop task package runs in, as the package is.
+
+`with TaskEnv(task, TaskEnvConfig(...), logs_dir) as sandbox:` gives a running container
+(`clawmark.runtime.sandbox.Sandbox`) ready for the first executor turn, in this order:
+
+1. pre_exec scripts run on the HOST from the package folder, with only the task's `.privacy`
+   variables (values from the runner's environment) plus PATH/HOME/LANG-like basics, under a
+   per-task fcntl lock unless `pre_exec_parallel_safe` (failure: `PreExecFailed`, log in
+   `logs_dir/pre_exec/`).
+2. A container of the workstation image (`images/workstation/`, built when missing) with the
+   cpu, memory, pids and lifetime limits and `clawmark.*` labels.
+3. The package copied in (never mounted):
+   - sources -> `/tmp_workspace/clawbench/sources/` (`*_snapshot.json` only in snapshot mode),
+     owned by the executor;
+   - base skills, then the task's skills -> `/root/skills/<name>/`, root-owned, mode 0755/0644;
+   - services -> `/opt/clawbench/services/<path>/`, inside a root-only 0700 folder.
+   `/tmp_workspace/results/` (deliverables) and `/tmp_workspace/clawbench/logs/` exist and
+   belong to the executor.
+4. Services start as root, in declaration order, with `bash -lc "<start>"` from their folder
+   and umask 000: oneshot ones block (service_timeout_s), background ones are detached and must
+   listen on the port their command names within service_ready_s (or stay alive for a short
+   grace when they name none). Failure: `ServiceFailed`, log in `logs_dir/services/`. Logs
+   live in `/tmp_workspace/clawbench/logs/services/<name>.log`; `/tmp_workspace` is then
+   handed to the executor again (what services seeded becomes its own).
+
+Who the executor is: claws act as uid:gid 1000:1000 (`claw`; created when the image lacks it),
+never root. Services need root (they apt-get install and seed stores); a root executor could
+read their 0700 folder, and upstream's root executor is a defect we do not copy. `/root` is
+0711 so the executor can reach `/root/skills` without listing `/root`.
+
+Network (`network_policy`, per sweep): `none` - the internal clawmark network, which reaches
+only the model gateway on the host; `registries-only` - today the SAME gateway-only network
+(no per-registry route exists yet: package installs from the executor fail; services that
+install should be oneshot and need `full`); `full` - Docker's bridge plus the gateway host
+name. The executor reaches the gateway (`http://clawmark-gateway:<port>`) under all three.
+
+Hidden material never enters: references/, pre_exec scripts and `.privacy`
+(`task.hidden_paths()`) are filtered out of every copy, nothing of the package is mounted, and
+`.privacy` values reach only the host-side pre_exec process, never the container environment.
+`TaskEnv.snapshot_results(dest)` copies `/tmp_workspace/results` out for the judge.
+"""
+
+from clawmark.taskenv.config import NetworkPolicy, TaskEnvConfig
+from clawmark.taskenv.env import TaskEnv
+from clawmark.taskenv.errors import PreExecFailed, ServiceFailed, TaskEnvError
+from clawmark.taskenv.layout import LOGS_DIR, RESULTS_DIR, SKILLS_DIR, SOURCES_DIR
+
+__all__ = ["LOGS_DIR", "RESULTS_DIR", "SKILLS_DIR", "SOURCES_DIR", "NetworkPolicy", "PreExecFailed",
+           "ServiceFailed", "TaskEnv", "TaskEnvConfig", "TaskEnvError"]

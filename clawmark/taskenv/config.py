@@ -1,0 +1,42 @@
+"""How a task container is made: image, network policy, limits, snapshot mode, base skills."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+NetworkPolicy = Literal["none", "registries-only", "full"]
+WORKSTATION_RECIPE = "workstation"
+EXECUTOR_USER = "1000:1000"
+
+
+class TaskEnvConfig(BaseModel):
+    """One task container. Closed-loop tasks default to the `full` network (upstream's)."""
+
+    image: str | None = Field(None, description="Image ref; None = the workstation recipe, built when missing.")
+    network_policy: NetworkPolicy = Field(
+        "full", description="none: gateway only; registries-only: today the same gateway-only "
+        "internal network (no registry route yet); full: bridge. The gateway is reachable in all three.")
+    cpus: float = Field(2.0, gt=0, description="CPU share of the container.")
+    memory_mb: int = Field(4096, gt=0, description="Memory cap; swap is off beyond it.")
+    pids_limit: int = Field(1024, gt=0, description="Max processes/threads (services and claw together).")
+    lifetime_seconds: int | None = Field(
+        None, gt=0, description="The container exits by itself after this long; None = the task's "
+        "max_total_seconds + service_timeout_s per service + 1800.")
+    snapshot: bool = Field(False, description="Snapshot mode: ship *_snapshot.json sources (task_snapshot prompt).")
+    base_skills: list[Path] = Field(default_factory=list, description="Skill folders (each with SKILL.md) installed for every task.")
+    service_timeout_s: float = Field(1200, gt=0, description="Deadline of one oneshot service.")
+    service_ready_s: float = Field(20, gt=0, description="How long a background service may take to listen on its port.")
+    pre_exec_timeout_s: float = Field(600, gt=0, description="Deadline of one host-side pre_exec script.")
+    executor_user: str = Field(EXECUTOR_USER, pattern=r"^\d+:\d+$", description="uid:gid claws act as (created when missing).")
+    env: dict[str, str] = Field(default_factory=dict, description="Container environment (never task secrets).")
+    volumes: dict = Field(default_factory=dict, description="Extra mounts (claw homes); none may lie in the task package.")
+    labels: dict[str, str] = Field(default_factory=dict, description="Extra labels (sweep, cell, attempt).")
+    max_results_bytes: int = Field(512 * 2**20, gt=0, description="Cap on one copy of /tmp_workspace/results.")
+
+    @property
+    def uid_gid(self) -> tuple[int, int]:
+        uid, gid = self.executor_user.split(":")
+        return int(uid), int(gid)

@@ -1,0 +1,126 @@
+"""`with TaskEnv(task, config, logs_dir) as sandbox:` one closed-loop task container, ready for
+the first executor turn and always torn down (service logs saved first)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from clawmark.catalog.errors import CatalogError
+from clawmark.fsio import atomic_write_text
+from clawmark.taskenv.config import WORKSTATION_RECIPE, TaskEnvConfig
+from clawmark.taskenv.inject import inject_services, inject_skills, inject_sources
+from clawmark.taskenv.layout import PREPARE_SCRIPT, RESULTS_DIR, WORKSPACE
+from clawmark.taskenv.pre_exec import run_pre_exec
+from clawmark.taskenv.services import save_service_logs, start_services
+
+LIFETIME_MARGIN_S = 1800
+
+
+class TaskEnv:
+    """Pre_exec on the host, then a container with the package injected and services started.
+
+    Raises PreExecFailed / ServiceFailed (logs saved in logs_dir) or the runtime's errors; the
+    container never outlives the `with` block.
+    """
+
+    def __init__(self, task, config: TaskEnvConfig | None = None, logs_dir: Path | None = None) -> None:
+        self.task, self.config = task, config or TaskEnvConfig()
+        self.logs_dir = Path(logs_dir) if logs_dir else Path(tempfile.mkdtemp(prefix="clawmark-taskenv-"))
+        self.sandbox = None
+        self.skipped_links: list[str] = []
+
+    def __enter__(self):
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        _refuse_package_mounts(self.task, self.config)
+        run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s)
+        self.sandbox = _provision(self.task, self.config)
+        try:
+            self._prepare()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self.sandbox
+
+    def __exit__(self, *exc_info) -> None:
+        if self.sandbox is None:
+            return
+        try:
+            save_service_logs(self.sandbox, self.logs_dir)
+        finally:
+            self.sandbox.teardown()
+            self.sandbox = None
+
+    def snapshot_results(self, dest: Path) -> list[str]:
+        """Copy /tmp_workspace/results into `dest` (merged); the relative file names in it.
+
+        Links the claw made that lead outside the folder are left out (see `skipped_links`).
+        """
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="clawmark-results-") as tmp:
+            self.skipped_links = self.sandbox.copy_out_skipping_unsafe(RESULTS_DIR, tmp)
+            shutil.copytree(Path(tmp) / Path(RESULTS_DIR).name, dest, dirs_exist_ok=True, symlinks=True)
+        return sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
+
+    def _prepare(self) -> None:
+        sandbox, task, config = self.sandbox, self.task, self.config
+        uid, gid = config.uid_gid
+        _as_root(sandbox, ["bash", "-c", PREPARE_SCRIPT, "prepare", str(uid), str(gid)], "prepare the task layout")
+        injected = {
+            "sources": inject_sources(sandbox, task, config.snapshot, config.uid_gid),
+            "skills": inject_skills(sandbox, task, config.base_skills),
+            "services": inject_services(sandbox, task),
+        }
+        self._record(injected)
+        start_services(sandbox, task, injected["services"], config, self.logs_dir)
+        # What oneshot services seeded as root becomes the executor's, as upstream's root executor had it.
+        _as_root(sandbox, ["chown", "-R", config.executor_user, WORKSPACE], "hand /tmp_workspace to the executor")
+
+    def _record(self, injected: dict) -> None:
+        record = {"task_id": self.task.task_id, "image": self.sandbox.config.image,
+                  "network_policy": self.config.network_policy, "snapshot": self.config.snapshot,
+                  "executor_user": self.config.executor_user, **injected}
+        atomic_write_text(self.logs_dir / "taskenv.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+
+
+def _provision(task, config: TaskEnvConfig):
+    from clawmark.runtime.images import ensure_image
+    from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network
+    from clawmark.runtime.sandbox import Sandbox, SandboxConfig
+
+    network, hosts = "gateway", {}
+    if config.network_policy == "full":
+        network, hosts = "bridge", {GATEWAY_HOSTNAME: gateway_network()[1]}  # the bridge reaches that host IP too
+    labels = {"clawmark.role": "task-env", "clawmark.task": task.task_id[:60],
+              "clawmark.network_policy": config.network_policy,
+              "clawmark.snapshot": str(config.snapshot).lower(), **config.labels}
+    return Sandbox.provision(SandboxConfig(
+        image=config.image or ensure_image(WORKSTATION_RECIPE), cpus=config.cpus, memory_mb=config.memory_mb,
+        pids_limit=config.pids_limit, network=network, user=config.executor_user, workdir=WORKSPACE,
+        env=dict(config.env), labels=labels, lifetime_seconds=config.lifetime_seconds or _lifetime(task, config),
+        volumes=config.volumes, extra_hosts=hosts, max_copy_bytes=config.max_results_bytes))
+
+
+def _lifetime(task, config: TaskEnvConfig) -> int:
+    return int(task.spec.max_total_seconds + config.service_timeout_s * max(1, len(task.services))
+               + LIFETIME_MARGIN_S)
+
+
+def _as_root(sandbox, argv: list[str], what: str) -> None:
+    from clawmark.taskenv.errors import TaskEnvError
+
+    result = sandbox.exec(argv, timeout_s=300, user="0", workdir="/")
+    if result.exit_code != 0:
+        raise TaskEnvError(f"could not {what} in the container: {(result.stderr or result.stdout).strip()[:400]}")
+
+
+def _refuse_package_mounts(task, config: TaskEnvConfig) -> None:
+    package = task.package_dir.resolve()
+    for host in (h for h in config.volumes if str(h).startswith("/")):  # others are named volumes
+        path = Path(host).resolve()
+        if path == package or path.is_relative_to(package) or package.is_relative_to(path):
+            raise CatalogError(Path(host), "volumes", f"a mount outside the task package {package} "
+                               "(hidden references must never be mounted into the executor's container)")
