@@ -36,6 +36,7 @@ class SandboxConfig(BaseModel):
     lifetime_seconds: int = Field(3600, gt=0, description="The container exits by itself after this long.")
     volumes: dict = Field(default_factory=dict, description="docker SDK volumes mapping (host path -> {bind, mode}).")
     extra_hosts: dict[str, str] = Field(default_factory=dict, description="/etc/hosts entries name -> IP.")
+    cap_add: list[str] = Field(default_factory=list, description="Linux capabilities added (e.g. SYS_ADMIN).")
     max_output_bytes: int = Field(2**20, gt=0, description="Per-stream cap on exec stdout/stderr (head+tail kept).")
     max_copy_bytes: int = Field(2 * 2**30, gt=0, description="Cap on one copy_out/read_file archive.")
 
@@ -254,5 +255,5 @@ def _run_kwargs(config: SandboxConfig, client) -> dict:
         labels=labels, nano_cpus=int(config.cpus * 1e9), mem_limit=f"{config.memory_mb}m",
         memswap_limit=f"{config.memory_mb}m", pids_limit=config.pids_limit, user=config.user,
         working_dir=config.workdir, environment=config.env, volumes=config.volumes,
-        extra_hosts=hosts, **kwargs,
+        extra_hosts=hosts, cap_add=config.cap_add or None, **kwargs,
     )
