@@ -155,6 +155,7 @@ class ClawAdapter:
     needs_gold_patch: ClassVar[bool] = False
     needs_image_layer: ClassVar[str | None] = None
     runs_in_container: ClassVar[bool] = False  # True: it calls the gateway from the container
+    calls_model: ClassVar[bool] = True  # False: never calls a model (oracle, nop): no price needed
     prompt_template: ClassVar[str] = DEFAULT_PROMPT_TEMPLATE
 
     class Config(BaseModel):

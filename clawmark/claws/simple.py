@@ -11,6 +11,7 @@ class NopClaw(ClawAdapter):
     """Does nothing: the empty patch, graded as not resolved."""
 
     name = "nop"
+    calls_model = False
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
         return TurnResult(success=True, finish_reason="empty", exit_status="nothing_done")
@@ -22,6 +23,7 @@ class OracleClaw(ClawAdapter):
 
     name = "oracle"
     needs_gold_patch = True
+    calls_model = False
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
         clock = Stopwatch()
