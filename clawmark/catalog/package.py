@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from clawmark.catalog.checks import load_checks
 from clawmark.catalog.errors import CatalogError, from_validation
 from clawmark.catalog.eval_rule import parse_eval_rule
-from clawmark.catalog.paths import check_links_stay_inside, require_exists, resolve_inside
+from clawmark.catalog.paths import PackageLimits, check_package_tree, require_exists, resolve_inside
 from clawmark.catalog.task import EVAL_RULE, ClosedLoopTask, ResolvedService, TaskSpec, parse_category
 
 MAX_TASK_YAML_BYTES = 1024 * 1024
@@ -24,18 +24,20 @@ FOLDER_TASK_FILE = "task.yaml"
 _MAX_DEPTH = 6
 
 
-def load_task(path: str | Path) -> ClosedLoopTask:
-    """One task: a one-folder package (folder or its task.yaml) or a UniClawBench task YAML."""
+def load_task(path: str | Path, limits: PackageLimits | None = None) -> ClosedLoopTask:
+    """One task: a one-folder package (folder or its task.yaml) or a UniClawBench task YAML.
+
+    `limits` bound the package tree (default: PackageLimits.from_env())."""
     path = Path(path).resolve()
     if path.is_dir():
         if not (path / FOLDER_TASK_FILE).is_file():
             raise CatalogError(path, "<path>", f"a task folder holding {FOLDER_TASK_FILE} (for a tree use load_tasks)")
-        return _load(path / FOLDER_TASK_FILE, path, "folder")
+        return _load(path / FOLDER_TASK_FILE, path, "folder", limits)
     if path.name == FOLDER_TASK_FILE:
-        return _load(path, path.parent, "folder")
+        return _load(path, path.parent, "folder", limits)
     if path.suffix in (".yaml", ".yml") and path.parent.parent.name == "tasks":
         root = path.parent.parent.parent
-        return _load(path, root / "injection" / path.parent.name / path.stem, "uniclaw")
+        return _load(path, root / "injection" / path.parent.name / path.stem, "uniclaw", limits)
     raise CatalogError(path, "<path>", "a task folder, a task.yaml, or tasks/<category>/<task_id>.yaml")
 
 
@@ -60,11 +62,11 @@ def _walk(folder: Path, depth: int) -> list[Path]:
     return found
 
 
-def load_tasks(root: str | Path) -> list[ClosedLoopTask]:
+def load_tasks(root: str | Path, limits: PackageLimits | None = None) -> list[ClosedLoopTask]:
     """Every task under `root`; the first broken package or a duplicate id raises CatalogError."""
     tasks: dict[str, ClosedLoopTask] = {}
     for file in find_task_files(root):
-        task = load_task(file)
+        task = load_task(file, limits)
         if task.task_id in tasks:
             raise CatalogError(file, "task_id", f"a unique id ({task.task_id!r} also in "
                                f"{tasks[task.task_id].task_file})")
@@ -72,11 +74,11 @@ def load_tasks(root: str | Path) -> list[ClosedLoopTask]:
     return [tasks[k] for k in sorted(tasks)]
 
 
-def _load(file: Path, package: Path, layout: str) -> ClosedLoopTask:
+def _load(file: Path, package: Path, layout: str, limits: PackageLimits | None) -> ClosedLoopTask:
     spec = _read_spec(file)
     _check_identity(spec, file, layout)
     require_exists(package, file, "task_id", "folder")
-    check_links_stay_inside(package, file)
+    check_package_tree(package, file, limits)
     language, capability = parse_category(spec.category, spec.task)
     references = _references(spec, package, file)
     warnings: list[str] = []
