@@ -184,11 +184,11 @@ def _against_rubric(file: Path, checks: ChecksFile, rubric: Rubric) -> None:
     listed = ", ".join(known) if known else "none: the rubric has no extractable checkpoints"
     for index, check in enumerate(checks.checks):
         if check.checkpoint is not None and check.checkpoint not in known:
-            raise CatalogError(file, f"checks[{index}].checkpoint",
+            raise CatalogError(file, f"checks.{index}.checkpoint",
                                f"a checkpoint id of the rubric ({listed}) (got {check.checkpoint!r})")
     for index, checkpoint in enumerate(checks.advisory):
         if checkpoint not in known:
-            raise CatalogError(file, f"advisory[{index}]", f"a checkpoint id of the rubric ({listed}) "
+            raise CatalogError(file, f"advisory.{index}", f"a checkpoint id of the rubric ({listed}) "
                                f"(got {checkpoint!r})")
 
 
@@ -198,5 +198,5 @@ def _files_exist(file: Path, checks: ChecksFile, package: Path) -> None:
             declared = getattr(check, field)
             target = (package / declared).resolve() if declared else None
             if target is not None and not (target.is_file() and target.is_relative_to(package / "references")):
-                raise CatalogError(file, f"checks[{index}].{field}", f"an existing file under references/ "
+                raise CatalogError(file, f"checks.{index}.{field}", f"an existing file under references/ "
                                    f"(got {declared!r})")
