@@ -1,0 +1,160 @@
+"""What the executor visibly produced in one turn: its transcript and its results folder.
+
+Built from the claw's transcript messages (OpenAI-shaped dicts) and a host copy of
+/tmp_workspace/results. Everything is bounded: a long transcript keeps a head and a tail view
+with the cut marked; text files are inlined up to a per-file and a total budget; images are
+sent as images (OpenAI `image_url` parts with data URLs), other files are listed only.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+                  ".webp": "image/webp"}
+CUT_MARK = "\n[... clawmark: {n} characters of the transcript cut here ...]\n"
+FILE_CUT_MARK = "\n[... clawmark: file cut at {n} characters ...]"
+
+
+class EvidenceLimits(BaseModel):
+    """Bounds of one evidence bundle (what a judge prompt can carry)."""
+
+    transcript_head_chars: int = Field(12_000, ge=0)
+    transcript_tail_chars: int = Field(28_000, ge=0)
+    file_chars: int = Field(20_000, gt=0, description="Text shown per file.")
+    total_file_chars: int = Field(80_000, gt=0, description="Text shown over all files.")
+    max_files: int = Field(200, gt=0, description="Files listed; the rest are counted.")
+    max_images: int = Field(4, ge=0)
+    image_bytes: int = Field(4 * 2**20, gt=0, description="Larger images are listed, not sent.")
+
+
+class EvidenceFile(BaseModel):
+    path: str = Field(description="Relative to the results folder.")
+    size: int
+    kind: Literal["text", "image", "binary"]
+    text: str | None = Field(None, description="Contents (text files, within budget).")
+    truncated: bool = False
+
+
+class EvidenceImage(BaseModel):
+    path: str
+    data_url: str
+
+
+class Evidence(BaseModel):
+    transcript: str
+    transcript_chars: int = Field(description="Length before the cut.")
+    transcript_cut: bool
+    files: list[EvidenceFile]
+    files_not_listed: int = 0
+    images: list[EvidenceImage]
+
+    @classmethod
+    def from_attempt(cls, transcript_messages: list[dict], results_dir: Path | None,
+                     limits: EvidenceLimits | None = None) -> "Evidence":
+        limits = limits or EvidenceLimits()
+        full = render_transcript(transcript_messages)
+        shown, cut = head_tail(full, limits.transcript_head_chars, limits.transcript_tail_chars)
+        paths = _result_files(results_dir)
+        files = _describe_files(results_dir, paths[: limits.max_files], limits) if results_dir else []
+        images = _images(results_dir, files, limits) if results_dir else []
+        return cls(transcript=shown, transcript_chars=len(full), transcript_cut=cut, files=files,
+                   files_not_listed=max(0, len(paths) - limits.max_files), images=images)
+
+    def render_text(self) -> str:
+        """The transcript and the results folder as one text block (images are separate parts)."""
+        listing = "\n".join(f"- {f.path} ({f.size} bytes, {f.kind})" for f in self.files) or "(empty)"
+        if self.files_not_listed:
+            listing += f"\n- ... and {self.files_not_listed} more files"
+        bodies = "\n\n".join(f"### {f.path}\n{f.text}" for f in self.files if f.text is not None)
+        cut = f" (cut: {self.transcript_chars} characters in all)" if self.transcript_cut else ""
+        return (f"## Executor transcript{cut}\n{self.transcript or '(empty)'}\n\n"
+                f"## Files in /tmp_workspace/results/\n{listing}\n\n## Text file contents\n{bodies or '(none)'}")
+
+    def image_parts(self) -> list[dict[str, Any]]:
+        parts: list[dict[str, Any]] = []
+        for image in self.images:
+            parts.append({"type": "text", "text": f"Image /tmp_workspace/results/{image.path}:"})
+            parts.append({"type": "image_url", "image_url": {"url": image.data_url}})
+        return parts
+
+
+def render_transcript(messages: list[dict]) -> str:
+    return "\n".join(_render_message(m) for m in messages)
+
+
+def _render_message(message: dict) -> str:
+    lines = [f"[{message.get('role', '?')}] {message_text(message.get('content'))}".rstrip()]
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        lines.append(f"  -> tool call {function.get('name', '?')}({function.get('arguments', '')})")
+    return "\n".join(lines)
+
+
+def message_text(content: Any) -> str:
+    """Text of a message content; image parts become a placeholder."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if p.get("type") == "text" else "[image]"
+                       for p in content if isinstance(p, dict))
+    return "" if content is None else json.dumps(content, default=str)
+
+
+def head_tail(text: str, head: int, tail: int) -> tuple[str, bool]:
+    """`text` when it fits, else its head and tail with the cut marked."""
+    if len(text) <= head + tail:
+        return text, False
+    dropped = len(text) - head - tail
+    return text[:head] + CUT_MARK.format(n=dropped) + (text[-tail:] if tail else ""), True
+
+
+def _result_files(results_dir: Path | None) -> list[Path]:
+    if results_dir is None or not results_dir.is_dir():
+        return []
+    return sorted(p for p in results_dir.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _describe_files(root: Path, paths: list[Path], limits: EvidenceLimits) -> list[EvidenceFile]:
+    budget, described = limits.total_file_chars, []
+    for path in paths:
+        kind = _kind(path)
+        entry = EvidenceFile(path=path.relative_to(root).as_posix(), size=path.stat().st_size, kind=kind)
+        if kind == "text" and budget > 0:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            limit = min(limits.file_chars, budget)
+            entry.truncated = len(text) > limit
+            entry.text = text[:limit] + (FILE_CUT_MARK.format(n=limit) if entry.truncated else "")
+            budget -= min(len(text), limit)
+        described.append(entry)
+    return described
+
+
+def _kind(path: Path) -> Literal["text", "image", "binary"]:
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        return "image"
+    with path.open("rb") as handle:
+        sample = handle.read(8192)
+    if b"\0" in sample:
+        return "binary"
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return "text" if exc.start > len(sample) - 4 else "binary"  # a character cut by the sample
+    return "text"
+
+
+def _images(root: Path, files: list[EvidenceFile], limits: EvidenceLimits) -> list[EvidenceImage]:
+    picked = [f for f in files if f.kind == "image" and f.size <= limits.image_bytes][: limits.max_images]
+    return [EvidenceImage(path=f.path, data_url=data_url(root / f.path)) for f in picked]
+
+
+def data_url(path: Path) -> str:
+    mime = IMAGE_SUFFIXES.get(path.suffix.lower()) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode()}"

@@ -1,0 +1,110 @@
+"""Leak audit of the follow-up channel: does a message to the executor carry hidden material?
+
+Flags (each `kind: evidence`), none of which counts when the same thing is in the public task:
+- `rubric_ngram` / `reference_ngram`: a run of WORD_N words (Latin text, case-folded) or CHAR_N
+  CJK characters shared with eval_rule.md or another reference file;
+- `reference_name`: the file name of a hidden reference (e.g. `answer_key.json`);
+- `check_name`: a check id of checks.yaml or a checkpoint id of the rubric (`CP2`, `total_json`);
+- `score_number`: a decimal in 0..1 (`0.65`) or a percentage (`65%`);
+- `judge_word`: score, rubric, checkpoint, supervisor, grader... (and 评分, 分数, 检查点...).
+The flags are evidence for a reader and for the row, not a verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from clawmark.catalog.task import ClosedLoopTask
+from clawmark.judge.language import is_cjk
+from clawmark.judge.prompting import hidden_files, read_text_or_none
+
+WORD_N = 6
+CHAR_N = 10
+MAX_FLAGS_PER_KIND = 5
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SCORE = re.compile(r"(?<![\d.])(?:0?\.\d{1,3}|1\.0{1,3})(?![\d.])|\b\d{1,3}(?:\.\d+)?\s?%")
+JUDGE_WORDS = ("score", "scored", "scoring", "rubric", "checkpoint", "supervisor", "grader", "grading",
+               "evaluator", "eval_rule", "hidden reference", "评分", "分数", "得分", "评分标准", "检查点", "评审", "监督")
+
+
+def audit_followup(text: str, task: ClosedLoopTask) -> list[str]:
+    """Leak flags of one follow-up message (empty: nothing hidden found)."""
+    public = public_text(task)
+    flags: list[str] = []
+    for label, hidden in hidden_texts(task):
+        flags += [f"{label}: {gram!r}" for gram in shared_ngrams(text, hidden, public)[:MAX_FLAGS_PER_KIND]]
+    flags += [f"reference_name: {n!r}" for n in _mentioned(text, public, reference_names(task))]
+    flags += [f"check_name: {n!r}" for n in _mentioned(text, public, check_names(task), case=True)]
+    flags += [f"score_number: {n!r}" for n in _unique(m.group(0) for m in _SCORE.finditer(text)) if n not in public]
+    flags += [f"judge_word: {w!r}" for w in _mentioned(text, public, JUDGE_WORDS)]
+    return flags
+
+
+def public_text(task: ClosedLoopTask) -> str:
+    return "\n".join(t for t in (task.spec.task, task.spec.task_snapshot or "") if t)
+
+
+def hidden_texts(task: ClosedLoopTask) -> list[tuple[str, str]]:
+    texts = [("rubric_ngram", task.rubric.raw_text or task.eval_rule_file.read_text(encoding="utf-8"))]
+    for path in hidden_files(task):
+        if path != task.eval_rule_file and (content := read_text_or_none(path)):
+            texts.append(("reference_ngram", content))
+    return texts
+
+
+def shared_ngrams(text: str, hidden: str, public: str) -> list[str]:
+    """Maximal runs of `text` made of n-grams found in `hidden` and not in `public`."""
+    runs = []
+    for tokens, n, joiner in ((_words, WORD_N, " "), (_cjk_chars, CHAR_N, "")):
+        secret = _grams(tokens(hidden), n, joiner) - _grams(tokens(public), n, joiner)
+        words = tokens(text)
+        hits = [i for i in range(len(words) - n + 1) if joiner.join(words[i:i + n]) in secret]
+        runs += [joiner.join(words[start:end + n]) for start, end in _spans(hits)]
+    return _unique(runs)
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if not any(is_cjk(c) for c in w)]
+
+
+def _cjk_chars(text: str) -> list[str]:
+    return [c for c in text if is_cjk(c)]
+
+
+def _grams(tokens: list[str], n: int, joiner: str) -> set[str]:
+    return {joiner.join(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def _spans(hits: list[int]) -> list[tuple[int, int]]:
+    """Consecutive start positions merged: [3, 4, 5, 9] -> [(3, 5), (9, 9)]."""
+    spans: list[tuple[int, int]] = []
+    for i in hits:
+        if spans and i == spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], i)
+        else:
+            spans.append((i, i))
+    return spans
+
+
+def reference_names(task: ClosedLoopTask) -> list[str]:
+    return sorted({p.name for p in hidden_files(task)} | {"eval_rule.md", "checks.yaml"})
+
+
+def check_names(task: ClosedLoopTask) -> list[str]:
+    ids = [c.id for c in task.checks.checks] if task.checks else []
+    return ids + [c.id for c in task.rubric.checkpoints]
+
+
+def _mentioned(text: str, public: str, names: Iterable[str], case: bool = False) -> list[str]:
+    def present(name: str, where: str) -> bool:
+        if any(is_cjk(c) for c in name):  # CJK has no word boundaries
+            return name in where
+        flags = 0 if case else re.IGNORECASE
+        return re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", where, flags) is not None
+
+    return [n for n in _unique(names) if n and present(n, text) and not present(n, public)]
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
