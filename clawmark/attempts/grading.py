@@ -1,7 +1,10 @@
 """Grade the patch a claw left: prediction line, fresh-container evaluation, report.json.
 
-Evaluator statuses map onto row statuses without changing who is to blame: an eval timeout, an
-unparseable log, a missing image or an engine failure is an error row (NaN), never unresolved."""
+Evaluator statuses map onto row statuses by who caused them (clawmark.results.status): what the
+patch can cause (apply failure, tests past the deadline, a fault in the test region, no usable
+result, an output flood) is a measured failure, `resolved = False` and in every denominator;
+a missing image, an engine or container failure, or a row we cannot evaluate is an error row
+(NaN). The evaluator's `failure_reason` and network are copied to the row."""
 
 from __future__ import annotations
 
@@ -19,7 +22,9 @@ _STATUS = {
     "unresolved": (Status.UNRESOLVED, None),
     "empty_patch": (Status.EMPTY_PATCH, None),
     "apply_failed": (Status.APPLY_FAILED, None),
-    "eval_timeout": (Status.EVAL_ERROR, ErrorKind.TIMEOUT),
+    "eval_timeout": (Status.EVAL_FAILED, None),
+    "no_result": (Status.EVAL_FAILED, None),
+    "output_flood": (Status.EVAL_FAILED, None),
     "eval_error": (Status.EVAL_ERROR, None),
     "infra_error": (Status.INFRA_ERROR, None),
     "image_missing": (Status.INFRA_ERROR, None),
@@ -35,8 +40,9 @@ def model_name_or_path(claw: str, model: str) -> str:
 def grade_patch(instance: Any, patch: Any, claw: str, model: str, layout: AttemptLayout, config: Any,
                 clock: PhaseClock, claw_note: str | None) -> PatchOutcome:
     """Evaluate the patch; ``claw_note`` (how the claw's turn went wrong, if it did) is kept in
-    the row's message because the patch is graded whatever stopped the claw."""
-    from clawmark.swe.evaluate import EvalConfig, evaluate_prediction
+    the row's message because the patch is graded whatever stopped the claw. ``config`` may set
+    ``eval_network`` ("default" / "none") and ``eval_max_output_bytes``."""
+    from clawmark.swe.evaluate import evaluate_prediction
     from clawmark.swe.predictions import Prediction, upsert_prediction
 
     model_patch = None if patch.is_empty else patch.clean
@@ -45,7 +51,7 @@ def grade_patch(instance: Any, patch: Any, claw: str, model: str, layout: Attemp
         model_patch=model_patch))
     with clock.phase("evaluate"):
         outcome = evaluate_prediction(instance, model_patch, layout.dir / "eval",
-                                      EvalConfig(timeout_s=config.eval_timeout_s, reuse_reports=False))
+                                      _eval_config(config))
     _keep_artifacts(outcome, layout)
     status, kind = _STATUS[outcome.status.value]
     return PatchOutcome(
@@ -54,7 +60,17 @@ def grade_patch(instance: Any, patch: Any, claw: str, model: str, layout: Attemp
         resolution=_RESOLUTION.get(outcome.resolution or ""),
         error_message=_message(claw_note, outcome),
         turns=1,
+        failure_reason=outcome.failure_reason.value if outcome.failure_reason else None,
+        network_policy=outcome.network_policy,
     )
+
+
+def _eval_config(config: Any) -> Any:
+    from clawmark.swe.evaluate import EvalConfig
+
+    extra = {key: getattr(config, f"eval_{key}") for key in ("network", "max_output_bytes")
+             if getattr(config, f"eval_{key}", None) is not None}
+    return EvalConfig(timeout_s=config.eval_timeout_s, reuse_reports=False, **extra)
 
 
 def _message(claw_note: str | None, outcome: Any) -> str | None:

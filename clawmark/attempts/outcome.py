@@ -31,6 +31,8 @@ class PatchOutcome(BaseModel):
     error_message: str | None = None
     turns: int | None = None
     image_id: str | None = None
+    failure_reason: str | None = None  # finer than status (clawmark.results.status.FailureReason)
+    network_policy: str | None = None  # the evaluator's network, when the patch was evaluated
 
     @classmethod
     def infra(cls, exc: BaseException, phase: str) -> PatchOutcome:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import traceback
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -39,6 +39,8 @@ class PatchAttemptConfig(BaseModel):
     model_params: dict[str, Any] = Field(default_factory=dict, description="Fixed model params (cell identity).")
     deadline_grace_s: float = Field(120.0, description="Host deadline = budgets.seconds + this.")
     eval_timeout_s: float = Field(1800.0, description="Limit of the test run in the evaluator.")
+    eval_network: Literal["default", "none"] = Field(
+        "default", description="Evaluator network: default = Docker's bridge, as swebench; none = hermetic.")
 
 
 def run_patch_attempt(
@@ -131,6 +133,8 @@ def _row(fields: dict[str, Any], outcome: PatchOutcome, attempt_id: str, layout:
         error_kind=outcome.error_kind,
         error_message=outcome.error_message,
         turns=outcome.turns,
+        failure_reason=outcome.failure_reason,
+        network_policy=outcome.network_policy,
         wall=clock.times(),
         started_at=started,
         finished_at=datetime.now(UTC),

@@ -4,6 +4,19 @@ One `Status` enum serves both tracks; `CLOSED_LOOP_STATUSES` and `PATCH_STATUSES
 values a row of each track may carry. `ERROR_STATUSES` are outcomes where the claw × model was
 never fairly measured (infrastructure, provider, our own harness): such rows have
 `passed = None` and a NaN score, are counted and shown as errors, never folded into fails.
+
+Who caused it decides where it counts (ARCHITECTURE.md invariant 4):
+- What the world caused is an error status (NaN, left out of every denominator, rerunnable by
+  `rerun-failed` through its infra/harness error kind): the engine went away, the image is
+  missing or does not build, the host killed the container, the row cannot be evaluated, a bug
+  of ours.
+- What the claw or its patch can cause is a measured failure (`resolved = False`, in every
+  denominator, error kind `model`, never rerun): no patch (`empty_patch`), a patch that does
+  not apply (`apply_failed`), and an evaluation the patch broke (`eval_failed`). SWE-bench
+  counts all of these as unresolved; a grader that dropped them would reward a patch for
+  breaking its own evaluation.
+- `failure_reason` (results column) tells the measured failures and the errors apart, finer
+  than the status; `FAILURE_REASONS` below lists the patch-track values.
 """
 
 from __future__ import annotations
@@ -29,7 +42,8 @@ class Status(StrEnum):
     UNRESOLVED = "unresolved"
     EMPTY_PATCH = "empty_patch"
     APPLY_FAILED = "apply_failed"
-    EVAL_ERROR = "eval_error"
+    EVAL_FAILED = "eval_failed"  # the patch broke its evaluation: a measured failure (failure_reason says how)
+    EVAL_ERROR = "eval_error"  # the evaluator could not evaluate (bad row, our bug): an error
     # either track
     RATE_LIMIT = "rate_limit"
     INFRA_ERROR = "infra_error"
@@ -75,6 +89,7 @@ PATCH_STATUSES: frozenset[Status] = _SHARED | {
     Status.UNRESOLVED,
     Status.EMPTY_PATCH,
     Status.APPLY_FAILED,
+    Status.EVAL_FAILED,
     Status.EVAL_ERROR,
 }
 
@@ -95,6 +110,7 @@ DEFAULT_ERROR_KIND: dict[Status, ErrorKind] = {
     Status.UNRESOLVED: ErrorKind.NONE,
     Status.EMPTY_PATCH: ErrorKind.MODEL,
     Status.APPLY_FAILED: ErrorKind.MODEL,
+    Status.EVAL_FAILED: ErrorKind.MODEL,
     Status.EXECUTOR_INCOMPLETE: ErrorKind.MODEL,
     Status.BUDGET_EXHAUSTED: ErrorKind.BUDGET,
     Status.GLOBAL_TIMEOUT: ErrorKind.TIMEOUT,
@@ -106,6 +122,28 @@ DEFAULT_ERROR_KIND: dict[Status, ErrorKind] = {
     Status.RUNNING: ErrorKind.MISSING,
     Status.MISSING: ErrorKind.MISSING,
 }
+
+
+
+class FailureReason(StrEnum):
+    """Patch track: why a row is a measured failure, or which part of the world failed."""
+
+    # measured failures: the patch caused them (status empty_patch / apply_failed / eval_failed / unresolved)
+    EMPTY_PATCH = "empty_patch"
+    APPLY_FAILED = "apply_failed"
+    TESTS_TIMEOUT = "tests_timeout"  # the eval script ran past its deadline
+    TESTS_ERRORED = "tests_errored"  # a fault marker inside the test region, or the tests were OOM-killed
+    LOG_UNUSABLE = "log_unusable"  # region missing, suite did not run, log unreadable
+    EXIT_CODE_CONTRADICTS_LOG = "exit_code_contradicts_log"  # all parsed tests pass, the harness exit code says not
+    OUTPUT_FLOOD = "output_flood"  # the test output is over the evaluator's size limit
+    FORGED_MARKERS = "forged_markers"  # graded unresolved, and the test output printed marker or exit-code lines
+    # errors: the world or clawmark caused them (status infra_error / eval_error)
+    IMAGE_MISSING = "image_missing"
+    IMAGE_BUILD_FAILED = "image_build_failed"
+    CONTAINER_GONE = "container_gone"  # killed or removed by the host or the engine
+    ENGINE_ERROR = "engine_error"
+    EVAL_SCRIPT_MISSING = "eval_script_missing"  # the row has no eval_script and no test_cmd
+    HARNESS_BUG = "harness_bug"
 
 
 def statuses_for(track: Track) -> frozenset[Status]:

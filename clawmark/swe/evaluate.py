@@ -1,9 +1,17 @@
-"""Evaluate one prediction in a fresh instance container (no claw, no network), SWE-bench style.
+"""Evaluate one prediction in a fresh instance container (no claw), SWE-bench style.
 
-patch.diff → apply chain → eval script (host-side deadline) → test_output.txt → grade →
-report.json. Every way it can end is a typed status, and infrastructure trouble is never
-reported as "unresolved". `report.json` is written only for a graded log (resolved or not):
-"report.json exists" means the instance is done, so a later run reuses it for the same patch.
+patch.diff → apply chain → eval script (host-side deadline, nonce-marked test region, see
+clawmark.swe.eval_region) → test_output.txt → grade → report.json. Every way it can end is a
+typed status, and who caused it decides where it counts (clawmark.results.status): what the
+patch can cause (apply failure, tests past the deadline, a fault inside the test region, a log
+without a usable result, output over the limit) is a measured failure with a `failure_reason`;
+what the world caused (engine, image, a container the host killed, a row we cannot evaluate)
+is an error. `report.json` is written only for a graded log (resolved or not): "report.json
+exists" means the instance is done, so a later run reuses it for the same patch.
+
+The container gets what swebench 5.0.2's harness gives by default, Docker's default network and
+SYS_ADMIN (real eval scripts reinstall the package; browser runners such as karma need the
+capability); `EvalConfig.network = "none"` makes a hermetic run.
 """
 
 from __future__ import annotations
@@ -11,13 +19,15 @@ from __future__ import annotations
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from clawmark.swe.apply import apply_patch
 from clawmark.swe.errors import InstanceUnbuildable, SweRunError
+from clawmark.results.status import FailureReason
 from clawmark.swe.history import REPO_DIR
+from clawmark.swe.parsers.base import MAX_LOG_CHARS
 
 WORK_DIR = "/tmp/clawmark-eval"
 PATCH_FILE, LOG_FILE, TEST_OUTPUT_FILE, EVAL_FILE = "patch.diff", "run_instance.log", "test_output.txt", "eval.sh"
@@ -29,14 +39,30 @@ class EvalStatus(str, Enum):
     UNRESOLVED = "unresolved"  # graded: the model's patch did not (fully) fix it
     EMPTY_PATCH = "empty_patch"  # nothing to run
     APPLY_FAILED = "apply_failed"  # no command of the chain applied the patch
-    EVAL_TIMEOUT = "eval_timeout"  # the eval script ran past its deadline
-    EVAL_ERROR = "eval_error"  # the log gives no result (markers missing, suite did not run, ...)
+    EVAL_TIMEOUT = "eval_timeout"  # the eval script ran past its deadline (measured: tests_timeout)
+    NO_RESULT = "no_result"  # the log gives no usable result (measured: failure_reason says why)
+    OUTPUT_FLOOD = "output_flood"  # the eval script's output is over the size limit (measured)
+    EVAL_ERROR = "eval_error"  # the row cannot be evaluated (no eval script nor test_cmd): an error
     INFRA_ERROR = "infra_error"  # engine, container, build or git trouble: not the model's fault
     IMAGE_MISSING = "image_missing"  # the row's image is absent and cannot be built here
 
     @property
     def graded(self) -> bool:
         return self in (EvalStatus.RESOLVED, EvalStatus.UNRESOLVED)
+
+    @property
+    def measured(self) -> bool:
+        """The outcome says something about the patch: it counts as not resolved unless RESOLVED."""
+        return self not in (EvalStatus.EVAL_ERROR, EvalStatus.INFRA_ERROR, EvalStatus.IMAGE_MISSING)
+
+
+# NoResult reason of the grader → failure_reason of the row (all caused by what the patch runs).
+_NO_RESULT_REASON = {
+    "patch_apply_failed": FailureReason.TESTS_ERRORED, "reset_failed": FailureReason.TESTS_ERRORED,
+    "tests_errored": FailureReason.TESTS_ERRORED, "tests_timed_out": FailureReason.TESTS_TIMEOUT,
+    "exit_code_contradicts_log": FailureReason.EXIT_CODE_CONTRADICTS_LOG,
+}
+NETWORKS = {"default": "bridge", "none": "none"}  # EvalConfig.network → the sandbox's network
 
 
 class EvalConfig(BaseModel):
@@ -46,6 +72,13 @@ class EvalConfig(BaseModel):
     memory_mb: int = Field(8192, gt=0, description="Memory cap, no swap beyond it.")
     cpus: float = Field(1.0, gt=0, description="CPU share.")
     pids_limit: int = Field(300, gt=0, description="Max processes/threads.")
+    network: Literal["default", "none"] = Field(
+        "default", description="default: Docker's default bridge, as swebench's harness (eval scripts "
+        "reinstall the package); none: a hermetic run. Recorded as the row's network_policy.")
+    cap_add: list[str] = Field(default_factory=lambda: ["SYS_ADMIN"],
+                               description="Capabilities added, as swebench's harness (karma needs SYS_ADMIN).")
+    max_output_bytes: int = Field(32 * 2**20, gt=0, le=MAX_LOG_CHARS, description="Eval script output read back at most; "
+                                  "more is the measured failure output_flood.")
     reuse_reports: bool = Field(True, description="Reuse an existing report.json made for the same patch.")
 
 
@@ -59,6 +92,8 @@ class EvalOutcome(BaseModel):
     log_path: Path | None = Field(None, description="The saved test log (test_output.txt).")
     apply_method: str | None = None
     detail: str | None = Field(None, description="Why it ended this way, for non-graded statuses.")
+    failure_reason: FailureReason | None = Field(None, description="Finer than status; None for a clean grade.")
+    network_policy: str | None = Field(None, description="EvalConfig.network of the container that ran it.")
     durations: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
 
 
@@ -69,7 +104,8 @@ def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | P
     folder = Path(out_dir) / instance.instance_id
     iid, started = instance.instance_id, time.monotonic()
     if model_patch is None or not model_patch.strip():
-        return EvalOutcome(instance_id=iid, status=EvalStatus.EMPTY_PATCH, detail="empty or None model_patch")
+        return EvalOutcome(instance_id=iid, status=EvalStatus.EMPTY_PATCH, detail="empty or None model_patch",
+                           failure_reason=FailureReason.EMPTY_PATCH)
     folder.mkdir(parents=True, exist_ok=True)
     reused = _reused_outcome(folder, iid, model_patch) if config.reuse_reports else None
     if reused is not None:
@@ -78,24 +114,38 @@ def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | P
     (folder / PATCH_FILE).write_text(model_patch)
     outcome = _evaluate_guarded(instance, model_patch, folder, config, progress)
     outcome.durations["total"] = round(time.monotonic() - started, 3)
+    outcome.network_policy = config.network
     return outcome
 
 
 def _evaluate_guarded(instance, model_patch, folder, config, progress) -> EvalOutcome:
-    from clawmark.runtime.errors import ImageBuildFailed, ImageMissing, RuntimeFailure
+    import docker.errors
+    import requests
+
+    from clawmark.runtime.errors import ContainerGone, ImageBuildFailed, ImageMissing, RuntimeFailure
+    from clawmark.swe.eval_region import ScriptHasNoMarkers
     from clawmark.swe.eval_script import EvalScriptError
+    from clawmark.swe.parsers import LogParserError
 
     iid = instance.instance_id
     try:
         return _evaluate_in_container(instance, model_patch, folder, config, progress)
-    except EvalScriptError as exc:  # the row has neither eval_script nor test_cmd
-        return _failed(folder, iid, EvalStatus.EVAL_ERROR, str(exc))
+    except (EvalScriptError, ScriptHasNoMarkers, LogParserError) as exc:  # the row cannot be evaluated
+        return _failed(folder, iid, EvalStatus.EVAL_ERROR, str(exc), FailureReason.EVAL_SCRIPT_MISSING)
     except ImageBuildFailed as exc:  # a subclass of ImageMissing, but a broken recipe is infra
-        return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}")
+        return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}",
+                       FailureReason.IMAGE_BUILD_FAILED)
     except (ImageMissing, InstanceUnbuildable) as exc:  # incl. InstanceImageMissing, or removed since the check
-        return _failed(folder, iid, EvalStatus.IMAGE_MISSING, str(exc))
-    except (RuntimeFailure, SweRunError, OSError) as exc:
-        return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}")
+        return _failed(folder, iid, EvalStatus.IMAGE_MISSING, str(exc), FailureReason.IMAGE_MISSING)
+    except ContainerGone as exc:
+        if getattr(exc.result, "timed_out", False):  # the tests outlived the deadline and the kill
+            return _failed(folder, iid, EvalStatus.EVAL_TIMEOUT, str(exc), FailureReason.TESTS_TIMEOUT)
+        return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}",
+                       FailureReason.CONTAINER_GONE)
+    except (RuntimeFailure, SweRunError, OSError, docker.errors.DockerException,
+            requests.exceptions.RequestException) as exc:
+        return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}",
+                       FailureReason.ENGINE_ERROR)
 
 
 def _evaluate_in_container(instance, model_patch, folder: Path, config: EvalConfig, progress) -> EvalOutcome:
@@ -110,53 +160,61 @@ def _evaluate_in_container(instance, model_patch, folder: Path, config: EvalConf
         sandbox.write_file(f"{WORK_DIR}/{PATCH_FILE}", model_patch.encode())
         applied = apply_patch(sandbox, f"{WORK_DIR}/{PATCH_FILE}")
         watch.lap("apply")
-        (folder / LOG_FILE).write_text(f"image: {image}\n{applied.log}\n")
+        (folder / LOG_FILE).write_text(f"image: {image}\nnetwork: {config.network}\n{applied.log}\n")
         if not applied.applied:
             return EvalOutcome(instance_id=iid, status=EvalStatus.APPLY_FAILED, durations=watch.laps,
+                               failure_reason=FailureReason.APPLY_FAILED,
                                detail="no command of the apply chain applied the patch (see run_instance.log)")
-        log_text, timed_out = _run_eval_script(sandbox, instance, config, folder)
+        run = _run_eval_script(sandbox, instance, config, folder)
         watch.lap("eval")
-    outcome = _grade(instance, model_patch, folder, log_text, timed_out, config)
+    outcome = _grade(instance, model_patch, folder, run, config)
     outcome.apply_method, outcome.durations = applied.method, {**watch.laps, **outcome.durations}
     return outcome
 
 
-def _run_eval_script(sandbox, instance, config: EvalConfig, folder: Path) -> tuple[str, bool]:
-    """Run the eval script into a file in the container (no exec output cap), save it as test_output.txt."""
-    from clawmark.swe.eval_script import make_eval_script, record_exit_code
+def _run_eval_script(sandbox, instance, config: EvalConfig, folder: Path):
+    """The row's eval script in its harness form (nonce region, exit code from the exec), its
+    output read back under the size limit and saved as test_output.txt."""
+    from clawmark.swe.eval_region import RegionFiles, harness_script, run_harness_script
+    from clawmark.swe.eval_script import make_eval_script
 
-    script = record_exit_code(instance.eval_script) if instance.eval_script else make_eval_script(instance)
+    files = RegionFiles.under(WORK_DIR)
+    script = harness_script(instance.eval_script or make_eval_script(instance), files)
     (folder / EVAL_FILE).write_text(script)
     sandbox.write_file(f"{WORK_DIR}/{EVAL_FILE}", script.encode(), mode=0o755)
-    output = f"{WORK_DIR}/{TEST_OUTPUT_FILE}"
-    result = sandbox.exec(f"bash {WORK_DIR}/{EVAL_FILE} > {output} 2>&1", timeout_s=config.timeout_s, workdir=REPO_DIR)
-    log_text = sandbox.read_file(output).decode(errors="replace")
-    (folder / TEST_OUTPUT_FILE).write_text(log_text)
-    return log_text, result.timed_out
+    run = run_harness_script(sandbox, f"{WORK_DIR}/{EVAL_FILE}", files, config.timeout_s,
+                             config.max_output_bytes, REPO_DIR)
+    (folder / TEST_OUTPUT_FILE).write_text(run.log_text)
+    return run
 
 
-def _grade(instance, model_patch: str, folder: Path, log_text: str, timed_out: bool, config) -> EvalOutcome:
+def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) -> EvalOutcome:
     from clawmark.swe.grading import grade
-    from clawmark.swe.parsers import LogParserError
     from clawmark.swe.report import instance_report, write_instance_report
 
     iid, log_path = instance.instance_id, folder / TEST_OUTPUT_FILE
-    if timed_out:
-        return EvalOutcome(instance_id=iid, status=EvalStatus.EVAL_TIMEOUT, log_path=log_path,
+    measured = {"instance_id": iid, "log_path": log_path}
+    if run.timed_out:
+        return EvalOutcome(**measured, status=EvalStatus.EVAL_TIMEOUT, failure_reason=FailureReason.TESTS_TIMEOUT,
                            detail=f"eval script ran past its {config.timeout_s:g}s deadline")
+    if run.flooded:
+        return EvalOutcome(**measured, status=EvalStatus.OUTPUT_FLOOD, failure_reason=FailureReason.OUTPUT_FLOOD,
+                           detail=f"eval script wrote {run.output_bytes} bytes, over the "
+                                  f"{config.max_output_bytes}-byte limit")
     clock = time.monotonic()
-    try:
-        result = grade(instance, log_text)
-    except LogParserError as exc:
-        return EvalOutcome(instance_id=iid, status=EvalStatus.EVAL_ERROR, log_path=log_path, detail=str(exc))
+    result = grade(instance, run.log_text, nonce=run.nonce)
     if result.no_result_reason is not None:
-        return EvalOutcome(instance_id=iid, status=EvalStatus.EVAL_ERROR, log_path=log_path,
-                           detail=f"log gives no result: {result.no_result_reason.value}")
+        reason = _NO_RESULT_REASON.get(result.no_result_reason.value, FailureReason.LOG_UNUSABLE)
+        oom = f"; a test process was OOM-killed (limit {config.memory_mb} MB)" if run.out_of_memory else ""
+        return EvalOutcome(**measured, status=EvalStatus.NO_RESULT,
+                           failure_reason=FailureReason.TESTS_ERRORED if run.out_of_memory else reason,
+                           detail=f"log gives no result: {result.no_result_reason.value}{oom}")
     report = instance_report(iid, model_patch, result)
     write_instance_report(folder, report)
     status = EvalStatus.RESOLVED if result.resolved else EvalStatus.UNRESOLVED
-    return EvalOutcome(instance_id=iid, status=status, resolution=result.resolution.value, report=report,
-                       log_path=log_path, durations={"grade": _lap(clock)})
+    forged = FailureReason.FORGED_MARKERS if result.forged_markers and not result.resolved else None
+    return EvalOutcome(**measured, status=status, resolution=result.resolution.value, report=report,
+                       failure_reason=forged, durations={"grade": _lap(clock)})
 
 
 def _reused_outcome(folder: Path, iid: str, model_patch: str) -> EvalOutcome | None:
@@ -174,17 +232,17 @@ def _reused_outcome(folder: Path, iid: str, model_patch: str) -> EvalOutcome | N
                        report=report, log_path=folder / TEST_OUTPUT_FILE, detail="reused existing report.json")
 
 
-def _failed(folder: Path, iid: str, status: EvalStatus, detail: str) -> EvalOutcome:
+def _failed(folder: Path, iid: str, status: EvalStatus, detail: str, reason: FailureReason) -> EvalOutcome:
     with open(folder / LOG_FILE, "a") as log:
-        log.write(f"{status.value}: {detail}\n")
-    return EvalOutcome(instance_id=iid, status=status, detail=detail)
+        log.write(f"{status.value} ({reason.value}): {detail}\n")
+    return EvalOutcome(instance_id=iid, status=status, detail=detail, failure_reason=reason)
 
 
 def _sandbox_config(image: str, iid: str, config: EvalConfig):
     from clawmark.runtime.sandbox import SandboxConfig
 
     return SandboxConfig(image=image, cpus=config.cpus, memory_mb=config.memory_mb, pids_limit=config.pids_limit,
-                         network="none", workdir=REPO_DIR, lifetime_seconds=int(config.timeout_s) + 900,
+                         network=NETWORKS[config.network], cap_add=config.cap_add, workdir=REPO_DIR, lifetime_seconds=int(config.timeout_s) + 900,
                          labels={"clawmark.role": "swe-eval", "clawmark.instance": iid[:60]})
 
 

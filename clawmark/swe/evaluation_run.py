@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clawmark.results.status import FailureReason
 from clawmark.swe.evaluate import EvalConfig, EvalOutcome, EvalStatus, evaluate_prediction
 from clawmark.swe.predictions import Prediction
 
@@ -75,7 +76,7 @@ def _one(instance: Any, prediction: Prediction, run_dir: Path, config: EvalConfi
                                    config)
     except Exception as exc:  # noqa: BLE001 - one instance's bug must not stop the run
         return EvalOutcome(instance_id=instance.instance_id, status=EvalStatus.INFRA_ERROR,
-                           detail=f"unexpected {type(exc).__name__}: {exc}")
+                           detail=f"unexpected {type(exc).__name__}: {exc}", failure_reason=FailureReason.HARNESS_BUG)
 
 
 def _safe(name: str) -> str:

@@ -1,8 +1,14 @@
 """Grade one instance from its test log, by SWE-bench 5.x's rules.
 
 Only the text between the start and end markers is parsed. A log that cannot be trusted gives
-"no result" (a typed reason), never "unresolved": infrastructure faults must not count as a
-model's failure. Where we differ from swebench on purpose, the function says why.
+"no result" (a typed reason); the evaluator decides who caused it (clawmark.results.status).
+Where we differ from swebench on purpose, the function says why.
+
+Two readings of a log. Without a nonce (`clawmark swe grade` on a swebench log): swebench 5.0.2's
+rules, fault markers anywhere, the first end marker closes the region. With the nonce of one of
+clawmark's own evaluations (clawmark.swe.eval_region): only the region between the nonce
+markers exists, fault markers count only inside it, and the exit code is the harness's line
+right after the nonce end marker; nothing printed before the region or inside it can move it.
 """
 
 from __future__ import annotations
@@ -39,6 +45,9 @@ _SUITE_RAN = re.compile(
     re.M,
 )
 _PASSING = (TestStatus.PASSED, TestStatus.XFAIL)
+_HARNESS_EXIT = re.compile(rf"\n{re.escape(EXIT_CODE_LINE)}=(-?\d+)\n")
+# Lines only an eval script or the harness prints; inside a nonce region, the tests printed them.
+_MARKER_TEXTS = (START_MARKER, END_MARKER, EXIT_CODE_LINE, SWEBENCH_EXIT_CODE_LINE)
 
 
 class Resolution(str, Enum):
@@ -77,6 +86,11 @@ class GradingError(LogParserError):
     """The instance cannot be graded at all (no log parser, bad eval_type, bad test lists)."""
 
 
+def region_markers(nonce: str) -> tuple[str, str]:
+    """(start, end) marker lines of one of clawmark's own evaluations."""
+    return f"{START_MARKER} [{nonce}]", f"{END_MARKER} [{nonce}]"
+
+
 class GradeResult(BaseModel):
     """One graded log. `resolution` and `tests_status` are None when there is no result."""
 
@@ -85,48 +99,78 @@ class GradeResult(BaseModel):
     tests_status: dict[str, dict[str, list[str]]] | None
     no_result_reason: NoResult | None
     parsed: dict[str, TestStatus]
-    test_exit_code: int | None = None  # as the eval script recorded it, when it did
+    test_exit_code: int | None = None  # as the eval script (or, with a nonce, the harness) recorded it
+    forged_markers: bool = False  # with a nonce: the test output printed marker or exit-code lines
 
 
-def grade(instance: Any, log_text: str) -> GradeResult:
-    """Grade `log_text` for `instance` (a SweInstance, or anything with its attributes)."""
+def grade(instance: Any, log_text: str, *, nonce: str | None = None) -> GradeResult:
+    """Grade `log_text` for `instance` (a SweInstance, or anything with its attributes); pass
+    the evaluation's `nonce` for a log of clawmark's own evaluator."""
     parser_name = getattr(instance, "log_parser", None)
     if not parser_name:
         raise GradingError(f"instance {instance.instance_id}: no log_parser to read its test log with")
     eval_type = _eval_type(instance)
-    parsed, reason = read_test_output(parser_name, log_text, instance.instance_id)
-    exit_code = recorded_exit_code(log_text)
+    parsed, reason = read_test_output(parser_name, log_text, instance.instance_id, nonce=nonce)
+    exit_code = recorded_exit_code(log_text) if nonce is None else harness_exit_code(log_text, nonce)
+    region, _ = marked_region(log_text, nonce) if nonce is not None else (None, None)
+    forged = region is not None and any(mark in region for mark in _MARKER_TEXTS)
     if reason is not None:
-        return GradeResult(resolved=False, resolution=None, tests_status=None,
-                           no_result_reason=reason, parsed=parsed, test_exit_code=exit_code)
+        return GradeResult(resolved=False, resolution=None, tests_status=None, no_result_reason=reason,
+                           parsed=parsed, test_exit_code=exit_code, forged_markers=forged)
     status = classify_tests(parsed, _test_list(instance, FAIL_TO_PASS), _test_list(instance, PASS_TO_PASS),
                           eval_type)
     resolution = resolution_of(status)
-    return GradeResult(resolved=resolution is Resolution.FULL, resolution=resolution,
-                       tests_status=status, no_result_reason=None, parsed=parsed, test_exit_code=exit_code)
+    return GradeResult(resolved=resolution is Resolution.FULL, resolution=resolution, tests_status=status,
+                       no_result_reason=None, parsed=parsed, test_exit_code=exit_code, forged_markers=forged)
 
 
-def read_test_output(parser_name: str, log_text: str, instance_id: str = "") -> tuple[StatusMap, NoResult | None]:
+def read_test_output(parser_name: str, log_text: str, instance_id: str = "",
+                     nonce: str | None = None) -> tuple[StatusMap, NoResult | None]:
     """The parsed results of the marked region, or the reason the log gives no result.
 
     Unlike swebench we never fall back to parsing the whole log when the region parses to
     nothing: text outside the markers (e.g. a patched setup step) must not count as results.
     """
-    for marker, reason in _FAULT_MARKERS.items():
-        if marker in log_text:
-            return {}, reason
-    if START_MARKER not in log_text:
-        return {}, NoResult.START_MARKER_MISSING
-    after_start = log_text.split(START_MARKER, 1)[1]
-    if END_MARKER not in after_start:
-        return {}, NoResult.END_MARKER_MISSING
-    region = after_start.split(END_MARKER, 1)[0]
+    region, reason = marked_region(log_text, nonce)
+    if region is None:
+        return {}, reason
     parsed = parse_log(parser_name, region, instance_id)
     if not parsed and not _SUITE_RAN.search(region):
         return {}, NoResult.SUITE_DID_NOT_RUN
-    if _exit_code_contradicts(parsed, recorded_exit_code(log_text)):
+    exit_code = recorded_exit_code(log_text) if nonce is None else harness_exit_code(log_text, nonce)
+    if _exit_code_contradicts(parsed, exit_code):
         return parsed, NoResult.EXIT_CODE_CONTRADICTS_LOG
     return parsed, None
+
+
+def marked_region(log_text: str, nonce: str | None = None) -> tuple[str | None, NoResult | None]:
+    """(the text between the markers, None) or (None, why there is no usable region)."""
+    # swebench: fault markers anywhere, standard markers, the first end wins
+    start, end = (START_MARKER, END_MARKER) if nonce is None else region_markers(nonce)
+    if nonce is None and (fault := _fault_in(log_text)):
+        return None, fault
+    if start not in log_text:
+        return None, NoResult.START_MARKER_MISSING
+    after_start = log_text.split(start, 1)[1]
+    if end not in after_start:
+        return None, NoResult.END_MARKER_MISSING
+    region = after_start.split(end, 1)[0]
+    if nonce is not None and (fault := _fault_in(region)):
+        return None, fault
+    return region, None
+
+
+def _fault_in(text: str) -> NoResult | None:
+    return next((reason for marker, reason in _FAULT_MARKERS.items() if marker in text), None)
+
+
+def harness_exit_code(log_text: str, nonce: str) -> int | None:
+    """The exit code the harness wrote on the line right after the nonce end marker."""
+    _, end = region_markers(nonce)
+    if end not in log_text:
+        return None
+    match = _HARNESS_EXIT.match(log_text.split(end, 1)[1])
+    return int(match.group(1)) if match else None
 
 
 def recorded_exit_code(log_text: str) -> int | None:
