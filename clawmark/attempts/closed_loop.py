@@ -1,0 +1,153 @@
+"""One attempt of the closed-loop track: one task × one claw × one model × one seed → one row.
+
+load task ─► TaskEnv (provision, inject sources/skills/services, pre_exec) ─► register the attempt
+at the gateway (executor, supervisor, user_simulator models; one ledger) ─► claw.create_agent ─►
+cycles: executor turn ─► results snapshot ─► checks ─► supervisor ─► stop order ─► firewall ─►
+simulator ─► rewriter ─► leak audit ─► next turn ─► outcome ─► row (committed last) ─►
+delete_agent and teardown always. Every cycle leaves `cycles/<n>/` (see results/layout.py).
+
+Budgets: each executor turn gets the task's ``timeout_seconds``; all executor turns together get
+``max_total_seconds`` (supervisor, simulator, checks and set-up are not counted).
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from clawmark.attempts.closed_loop_outcome import LoopOutcome
+from clawmark.attempts.patch import model_for_task
+from clawmark.attempts.phases import PhaseClock
+from clawmark.claws import Budgets, ClawAdapter, get_claw
+from clawmark.gateway.cassettes import is_scripted
+from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
+
+SCRIPTED_ROLE_FAMILIES = {"supervisor": "scripted/sup-{task_id}", "user_simulator": "scripted/sim-{task_id}"}
+
+
+class ClosedLoopAttemptConfig(BaseModel):
+    """The fixed protocol of a closed-loop attempt; saved as config.json with every result."""
+
+    budgets: Budgets = Field(default_factory=Budgets, description="Claw limits; seconds = per-turn cap too.")
+    claw_settings: dict[str, Any] = Field(default_factory=dict, description="Overrides of the claw's Config.")
+    model_params: dict[str, Any] = Field(default_factory=dict, description="Fixed model params (cell identity).")
+    supervisor_model: str | None = Field(None, description="Default: the task's codex.supervisor.model, then "
+                                         "scripted/sup-{task_id} for a scripted executor, else the executor model.")
+    simulator_model: str | None = Field(None, description="Same rule, with codex.user_simulator and sim-.")
+    image_model: str | None = Field(None, description="Vision fallback; default: the task's image_model.")
+    image: str | None = Field(None, description="Task container image; None = the workstation image.")
+    network_policy: Literal["none", "registries-only", "full"] = "full"
+    snapshot: bool = Field(False, description="Run the task's task_snapshot text with *_snapshot.json sources.")
+    base_skills: list[Path] = Field(default_factory=list, description="Skill folders installed for every task.")
+    turn_timeout_s: float | None = Field(None, gt=0, description="Override of the task's timeout_seconds.")
+    total_timeout_s: float | None = Field(None, gt=0, description="Override of the task's max_total_seconds.")
+    judge_budget_usd: float = Field(2.0, ge=0, description="Spend cap of supervisor + simulator, on top of the claw's.")
+    deadline_grace_s: float = Field(30.0, ge=0, description="Host deadline of a turn = its budget + this.")
+
+
+def role_models(task: Any, model: str, config: ClosedLoopAttemptConfig) -> dict[str, str]:
+    """Model of every role, with `{task_id}` families resolved (the gateway pins these)."""
+    codex = task.spec.codex
+    picked = {
+        "supervisor": config.supervisor_model or (codex.supervisor.model if codex.supervisor else None),
+        "user_simulator": config.simulator_model or (codex.user_simulator.model if codex.user_simulator else None),
+    }
+    for role, family in SCRIPTED_ROLE_FAMILIES.items():
+        if not picked[role]:
+            picked[role] = family if is_scripted(model) else model
+    resolved = {"executor": model, **picked}
+    return {role: model_for_task(m, task.task_id) for role, m in resolved.items()}  # type: ignore[arg-type]
+
+
+def run_closed_loop_attempt(
+    task: Any,
+    claw_name: str,
+    model: str,
+    seed: int,
+    store: ResultStore,
+    sweep_id: str,
+    gateway: Any,
+    *,
+    config: ClosedLoopAttemptConfig | None = None,
+) -> AttemptRow:
+    """Run one cell and commit its row; infra failures become error rows, never exceptions."""
+    from clawmark.attempts.closed_loop_session import ClosedLoopSession
+
+    config = config or ClosedLoopAttemptConfig()
+    claw = get_claw(claw_name, config.claw_settings)
+    models = role_models(task, model, config)
+    fields = identity_fields(task, claw, model, seed, sweep_id, config, models)
+    probe = AttemptRow(status="infra_error", **fields)  # computes the cell key from the identity
+    layout = store.layout(sweep_id, probe.cell_key)
+    layout.clear()
+    layout.ensure()
+    attempt_id = uuid.uuid4().hex[:16]
+    saved_hash = layout.write_config(_saved_config(task, claw, models, seed, config))
+    started, clock = datetime.now(UTC), PhaseClock()
+    try:
+        outcome = ClosedLoopSession(task, claw, models, attempt_id, layout, gateway, config, clock).run()
+    except Exception as exc:  # noqa: BLE001 - a bug of ours is a typed harness_error row, not a crash
+        (layout.logs / "harness-error.txt").write_text(traceback.format_exc())
+        outcome = LoopOutcome.harness(exc, "attempt")
+    row = _row(fields, outcome, attempt_id, layout, started, clock, saved_hash, model, config)
+    store.write(row)
+    return row
+
+
+def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
+                    config: ClosedLoopAttemptConfig, models: dict[str, str]) -> dict[str, Any]:
+    judges = {"roles": {k: v for k, v in models.items() if k != "executor"}, "snapshot": config.snapshot,
+              "network_policy": config.network_policy, "base_skills": sorted(p.name for p in config.base_skills),
+              "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
+              "total_timeout_s": config.total_timeout_s}
+    return {
+        "sweep_id": sweep_id,
+        "track": Track.CLOSED_LOOP,
+        "task_id": task.task_id,
+        "task_hash": task.content_hash(),
+        "category": task.spec.category,
+        "capability": task.capability,
+        "language": task.language,
+        "claw": claw.name,
+        "claw_version": claw.version,
+        "claw_settings_hash": config_hash({**claw.settings(), "budgets": config.budgets.model_dump()}),
+        "model": model,
+        "model_params_hash": config_hash({**config.model_params, "closed_loop": judges}),
+        "seed": seed,
+    }
+
+
+def _saved_config(task: Any, claw: ClawAdapter, models: dict[str, str], seed: int,
+                  config: ClosedLoopAttemptConfig) -> dict[str, Any]:
+    return {"task_id": task.task_id, "task_file": str(task.task_file), "claw": claw.settings(),
+            "models": models, "seed": seed, "protocol": config.model_dump(mode="json")}
+
+
+def _row(fields: dict[str, Any], outcome: LoopOutcome, attempt_id: str, layout: AttemptLayout,
+         started: datetime, clock: PhaseClock, saved_hash: str, model: str,
+         config: ClosedLoopAttemptConfig) -> AttemptRow:
+    from clawmark.gateway.ledger import summarize_ledger
+
+    summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
+    layout.usage.write_text(json.dumps(summary, indent=2, default=str))
+    layout.outcome.write_text(outcome.model_dump_json(indent=2))
+    return AttemptRow.from_usage(
+        summary,
+        **fields,
+        attempt_id=attempt_id,
+        **outcome.row_fields(),
+        wall=clock.times(),
+        started_at=started,
+        finished_at=datetime.now(UTC),
+        config_hash=saved_hash,
+        scripted_model=is_scripted(model),
+        artifacts_dir=str(layout.dir),
+        network_policy=config.network_policy,
+        snapshot_mode=config.snapshot,
+    )

@@ -1,0 +1,116 @@
+"""The environment side of a closed-loop attempt: task container up → gateway routes → claw
+agent → cycles → agent deleted, container down, routes gone (always, whatever happened).
+
+Set-up failures are typed: a pre_exec script failing is `pre_exec_failed`; a service that exits
+non-zero or never becomes ready, the engine or the image failing is `infra_error` (the service
+log is in logs/ — TaskEnv saves it); anything else raised is our bug (harness_error)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clawmark.attempts.closed_loop_outcome import LoopOutcome
+from clawmark.attempts.outcome import infra_exceptions
+from clawmark.attempts.phases import PhaseClock
+from clawmark.claws import ClawAdapter, ClawContext
+from clawmark.results import AttemptLayout, Status
+
+EXECUTOR_ROLE = "executor"
+VISION_SUFFIX = "-vision"  # a sibling route pinned to the image model, on the same ledger
+
+
+class ClosedLoopSession:
+    def __init__(self, task: Any, claw: ClawAdapter, models: dict[str, str], attempt_id: str,
+                 layout: AttemptLayout, gateway: Any, config: Any, clock: PhaseClock):
+        self.task, self.claw, self.models, self.attempt_id = task, claw, models, attempt_id
+        self.layout, self.gateway, self.config, self.clock = layout, gateway, config, clock
+        self.image_model = config.image_model or task.spec.image_model
+
+    def run(self) -> LoopOutcome:
+        from clawmark.taskenv.errors import PreExecFailed
+
+        ctx = self.context()
+        env = self._environment(ctx)
+        try:
+            with self.clock.phase("provision"):
+                ctx.sandbox = env.__enter__()
+        except PreExecFailed as exc:
+            self._cleanup("teardown", lambda: env.__exit__(None, None, None))
+            return LoopOutcome.infra(exc, "pre_exec", Status.PRE_EXEC_FAILED, threshold=self._threshold())
+        except infra_exceptions() as exc:  # ServiceFailed, no image, engine: typed by name in the row
+            self._cleanup("teardown", lambda: env.__exit__(None, None, None))
+            return LoopOutcome.infra(exc, "provision", threshold=self._threshold())
+        self._register()
+        try:
+            return self._loop(ctx, env).model_copy(update={"image_id": ctx.sandbox.image_id})
+        finally:
+            self._cleanup("delete_agent", lambda: self.claw.delete_agent(ctx))
+            self._cleanup("teardown", lambda: env.__exit__(None, None, None))
+            self._unregister()
+
+    def _threshold(self) -> float:
+        return float(self.task.spec.success_threshold)
+
+    def _loop(self, ctx: ClawContext, env: Any) -> LoopOutcome:
+        from clawmark.attempts.closed_loop_cycle import CycleRunner
+
+        try:
+            self.claw.post_container_start(ctx)
+            self.claw.create_agent(ctx)
+        except infra_exceptions() as exc:
+            return LoopOutcome.infra(exc, "claw", threshold=self._threshold())
+        return CycleRunner(self, ctx, env).run()
+
+    def context(self) -> ClawContext:
+        from clawmark.attempts.gateway_link import container_url, host_url
+        from clawmark.taskenv.layout import SKILLS_DIR, WORKSPACE
+
+        host = host_url(self.gateway, self.attempt_id, EXECUTOR_ROLE)
+        inside = self.claw.runs_in_container
+        vision = host_url(self.gateway, self.attempt_id + VISION_SUFFIX, EXECUTOR_ROLE) if self.image_model else ""
+        return ClawContext(
+            attempt_id=self.attempt_id,
+            gateway_url=container_url(self.gateway, self.attempt_id, EXECUTOR_ROLE) if inside else host,
+            host_gateway_url=host, ledger_path=self.layout.ledger, model=self.models[EXECUTOR_ROLE],
+            budgets=self.config.budgets, workspace=WORKSPACE, host_dir=self.layout.transcript,
+            track="closed_loop", exec_user=self.env_config().executor_user, skills_dir=SKILLS_DIR,
+            image_model=self.image_model, image_gateway_url=vision,
+        )
+
+    def env_config(self) -> Any:
+        from clawmark.taskenv.config import TaskEnvConfig
+
+        labels = {"clawmark.attempt": self.attempt_id, "clawmark.claw": self.claw.name}
+        return TaskEnvConfig(image=self.config.image, network_policy=self.config.network_policy, snapshot=self.config.snapshot,
+                             base_skills=self.config.base_skills, labels=labels)
+
+    def _environment(self, ctx: ClawContext) -> Any:
+        from clawmark.taskenv import TaskEnv
+
+        config = self.env_config()
+        extra = {k: v for k, v in self.claw.docker_args(ctx).items() if k in ("env", "volumes")}
+        if extra:  # a claw running in the container brings its home and environment
+            config = config.model_copy(update={k: {**getattr(config, k), **v} for k, v in extra.items()})
+        return TaskEnv(self.task, config, self.layout.logs)
+
+    def _register(self) -> None:
+        budget = self.config.budgets.cost_usd + self.config.judge_budget_usd
+        params = dict(self.config.model_params)
+        self.gateway.register_attempt(self.attempt_id, model=self.models[EXECUTOR_ROLE], budget_usd=budget,
+                                      ledger_path=self.layout.ledger, role_models=dict(self.models), params=params)
+        if self.image_model:
+            self.gateway.register_attempt(self.attempt_id + VISION_SUFFIX, model=self.image_model,
+                                          budget_usd=self.config.budgets.cost_usd, ledger_path=self.layout.ledger)
+
+    def _unregister(self) -> None:
+        self.gateway.unregister_attempt(self.attempt_id)
+        if self.image_model:
+            self.gateway.unregister_attempt(self.attempt_id + VISION_SUFFIX)
+
+    def _cleanup(self, step: str, action: Any) -> None:
+        """Clean-up always runs and never hides the attempt's outcome; failures are logged."""
+        try:
+            action()
+        except Exception as exc:  # noqa: BLE001 - the janitor reaps what a failed teardown leaves
+            with (self.layout.logs / "cleanup-errors.txt").open("a") as log:
+                log.write(f"{step}: {type(exc).__name__}: {exc}\n")
