@@ -150,6 +150,8 @@ def run_one(check, ws, judge):
         result["detail"], result["passed"] = KINDS[check["kind"]](check, ws, judge), True
     except CheckFailed as exc:
         result["detail"] = str(exc)
+    except CheckCrashed as exc:
+        result["detail"], result["crashed"] = str(exc), True
     except Exception as exc:  # noqa: BLE001 - any other error is the check crashing, never the run
         result["detail"], result["crashed"] = "%s: %s" % (exc.__class__.__name__, exc), True
     result["detail"] = str(result["detail"])[:DETAIL_CHARS]
