@@ -12,7 +12,21 @@ HOST_LOOPBACK = "127.0.0.1"
 def register(gateway: Any, attempt_id: str, model: str, config: Any, ledger: Path) -> None:
     """The claw cannot pick another model or escape its budget: both are pinned here."""
     gateway.register_attempt(attempt_id, model=model, budget_usd=config.budgets.cost_usd,
-                             ledger_path=ledger, params=dict(config.model_params))
+                             ledger_path=ledger, params=dict(config.model_params),
+                             fallback_price=config.fallback_price)
+
+
+def uses_fallback_price(model: str, config: Any, claw: Any) -> bool:
+    """Whether the attempt's fallback price will price `model`; raises UnpricedModel when the
+    model has no price and no fallback is set, as its calls would cost NaN and never reach the
+    attempt's cap. A sweep calls this for every claw × model before its first cell."""
+    from clawmark.gateway.client import default_prices
+    from clawmark.gateway.prices import require_price
+
+    if not claw.calls_model:
+        return False
+    cap = f"attempt cost cap of ${config.budgets.cost_usd:g}"
+    return require_price(model, default_prices(), config.fallback_price, cap)
 
 
 def unregister(gateway: Any, attempt_id: str) -> None:

@@ -26,6 +26,7 @@ from clawmark.attempts.phases import PhaseClock
 from clawmark.attempts.session import ClawSession
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.gateway.cassettes import is_scripted
+from clawmark.gateway.prices import Price
 from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
 
 TASK_PLACEHOLDER = "{task_id}"
@@ -39,6 +40,9 @@ class PatchAttemptConfig(BaseModel):
     model_params: dict[str, Any] = Field(default_factory=dict, description="Fixed model params (cell identity).")
     deadline_grace_s: float = Field(120.0, description="Host deadline = budgets.seconds + this.")
     eval_timeout_s: float = Field(1800.0, description="Limit of the test run in the evaluator.")
+    fallback_price: Price | None = Field(
+        None, description="USD per Mtok for models without a known price (rows mark price_fallback); "
+                          "unset, an unpriced model is refused, as the cost cap could not hold.")
     eval_network: Literal["default", "none"] = Field(
         "default", description="Evaluator network: default = Docker's bridge, as swebench; none = hermetic.")
 
@@ -54,9 +58,13 @@ def run_patch_attempt(
     *,
     config: PatchAttemptConfig | None = None,
 ) -> AttemptRow:
-    """Run one cell and commit its row; infra failures become error rows, never exceptions."""
+    """Run one cell and commit its row; infra failures become error rows, never exceptions.
+    Raises UnpricedModel before anything runs when the model has no price and no fallback."""
+    from clawmark.attempts.gateway_link import uses_fallback_price
+
     config = config or PatchAttemptConfig()
     claw = get_claw(claw_name, config.claw_settings)
+    fallback = uses_fallback_price(model_for_task(model, instance.instance_id), config, claw)
     fields = identity_fields(instance, claw, model, seed, sweep_id, config)
     probe = AttemptRow(status="infra_error", **fields)  # computes the cell key from the identity
     layout = store.layout(sweep_id, probe.cell_key)
@@ -71,6 +79,7 @@ def run_patch_attempt(
         (layout.logs / "harness-error.txt").write_text(traceback.format_exc())
         outcome = PatchOutcome.harness(exc, "attempt")
     row = _row(fields, outcome, attempt_id, layout, started, clock, saved_hash, model)
+    row = row.model_copy(update={"price_fallback": fallback})
     store.write(row)
     return row
 

@@ -51,7 +51,8 @@ class GatewayApp:
         claw_params = {k: v for k, v in body.items() if k in CLAW_PARAMS}
         return {"role": role, "attempt_id": route.attempt_id, "model": model, "messages": body.get("messages") or [],
                 "tools": body.get("tools"), "ledger": route.ledger, "budget": route.budget,
-                "config": self.client_config, "recorder": route.recorder, **claw_params, **route.params}
+                "config": self.client_config, "recorder": route.recorder, "prices": route.prices,
+                **claw_params, **route.params}
 
     async def chat(self, route: AttemptRoute, role: str, body: dict):
         kwargs = self.call_kwargs(route, role, body)

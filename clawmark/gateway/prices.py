@@ -37,6 +37,10 @@ class PriceFileError(ValueError):
     """The price override file is unreadable or malformed; the message names file and field."""
 
 
+class UnpricedModel(ValueError):
+    """A cost cap was asked for a model without a price: the cap could not be enforced."""
+
+
 # Illustrative prices of a mid-price hosted model, so the scripted demo has a meaningful cost axis.
 SCRIPTED_PRICE = Price(input=3.0, cached_input=0.3, output=15.0, cache_write=3.75)
 
@@ -71,10 +75,15 @@ def _from_litellm(model: str) -> Price | None:
 class PriceTable:
     """Looks prices up and turns token counts into dollars."""
 
-    def __init__(self, overrides: dict[str, Price] | None = None):
+    def __init__(self, overrides: dict[str, Price] | None = None, fallback: Price | None = None):
         self.overrides = dict(overrides or {})
+        self.fallback = fallback
         self._warned: set[str] = set()
         self._lock = threading.Lock()
+
+    def with_fallback(self, fallback: Price | None) -> "PriceTable":
+        """The same prices, with `fallback` for models that have none of their own."""
+        return self if fallback is None else PriceTable(self.overrides, fallback)
 
     @classmethod
     def from_settings(cls) -> "PriceTable":
@@ -84,6 +93,10 @@ class PriceTable:
         return cls(load_price_file(path) if path else None)
 
     def lookup(self, model: str) -> Price | None:
+        return self.own_price(model) or self.fallback
+
+    def own_price(self, model: str) -> Price | None:
+        """The model's price (override, scripted, litellm), never the fallback."""
         if model in self.overrides:
             return self.overrides[model]
         for pattern, price in self.overrides.items():
@@ -114,3 +127,17 @@ class PriceTable:
                 return
             self._warned.add(model)
         log.warning("no price known for model %r: its cost is NaN (add it to the CLAWMARK_PRICES file)", model)
+
+
+def require_price(model: str, prices: PriceTable, fallback: Price | None, cap: str) -> bool:
+    """True when `fallback` will price `model` (the row marks it); raises UnpricedModel when a cost
+    cap (`cap` names it) is asked for a model with no price at all, as its calls would cost NaN and
+    could never reach the cap."""
+    if prices.own_price(model) is not None:
+        return False
+    if fallback is not None:
+        return True
+    raise UnpricedModel(
+        f"model {model!r} has no known price, so the {cap} cannot be enforced: add it to the price file "
+        f"named by CLAWMARK_PRICES (models: {{{model!r}: {{input: <USD per Mtok>, output: <USD per Mtok>}}}}) "
+        "or set a fallback price (attempt.fallback_price in the sweep spec)")

@@ -12,6 +12,7 @@ from typing import Any
 from clawmark.gateway.budget import Budget
 from clawmark.gateway.ledger import Ledger
 from clawmark.gateway.passthrough import OPENAI_BODY_PARAMS
+from clawmark.gateway.prices import PriceTable
 from clawmark.gateway.recording import CassetteRecorder
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -34,6 +35,7 @@ class AttemptRoute:
     role_models: dict[str, str] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)  # fixed litellm params (api_base, keys, ...)
     recorder: CassetteRecorder | None = None  # recording on: replies appended to a cassette
+    prices: PriceTable | None = None  # None: the gateway's table; else one with the attempt's fallback
 
     def model_for(self, role: str, asked: str | None) -> str | None:
         return self.role_models.get(role) or self.model or asked
@@ -51,10 +53,12 @@ class RouteTable:
 
     def register(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
                  sweep_budget: Budget | None = None, ledger_path: Path | None = None,
-                 role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None) -> AttemptRoute:
+                 role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None,
+                 prices: PriceTable | None = None) -> AttemptRoute:
         check_id(attempt_id)
         route = AttemptRoute(
             attempt_id=attempt_id, model=model, role_models=dict(role_models or {}), params=dict(params or {}),
+            prices=prices,
             ledger=Ledger(ledger_path or self.default_ledger_path(attempt_id)),
             budget=Budget(budget_usd, name=f"attempt {attempt_id}", parent=sweep_budget),
             recorder=CassetteRecorder(self.record_dir / f"{attempt_id}.yaml") if self.record_dir else None)

@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 from clawmark.gateway.app import GatewayApp, create_gateway_app
 from clawmark.gateway.budget import Budget
-from clawmark.gateway.client import ClientConfig
+from clawmark.gateway.client import ClientConfig, default_prices
+from clawmark.gateway.prices import Price
 from clawmark.gateway.routes import AttemptRoute, RouteTable
 from clawmark.gateway.serving import BackgroundServer
 
@@ -65,11 +66,14 @@ class GatewayServer:
 
     def register_attempt(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
                          sweep_budget: Budget | None = None, ledger_path: Path | None = None,
-                         role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None) -> AttemptRoute:
+                         role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None,
+                         fallback_price: Price | None = None) -> AttemptRoute:
         """Pin an attempt's model (whatever the claw asks for), cost cap and ledger file.
-        `params` are fixed litellm kwargs (api_base, api_key, temperature...) the claw cannot override."""
+        `params` are fixed litellm kwargs (api_base, temperature...) the claw cannot override;
+        `fallback_price` prices its calls to models that have no price of their own."""
+        prices = default_prices().with_fallback(fallback_price) if fallback_price else None
         return self.routes.register(attempt_id, model=model, budget_usd=budget_usd, sweep_budget=sweep_budget,
-                                    ledger_path=ledger_path, role_models=role_models, params=params)
+                                    ledger_path=ledger_path, role_models=role_models, params=params, prices=prices)
 
     def unregister_attempt(self, attempt_id: str) -> None:
         self.routes.unregister(attempt_id)

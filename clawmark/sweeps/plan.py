@@ -12,7 +12,8 @@ import math
 from dataclasses import dataclass, field
 from itertools import product
 
-from clawmark.attempts.patch import identity_fields
+from clawmark.attempts.gateway_link import uses_fallback_price
+from clawmark.attempts.patch import identity_fields, model_for_task
 from clawmark.catalog import SweInstance, find_instances, load_instances, load_suite
 from clawmark.claws import get_claw
 from clawmark.results import AttemptRow, ResultStore
@@ -60,14 +61,26 @@ def cell_key_of(spec: SweepSpec, instance: SweInstance, claw_name: str, model: s
 
 
 def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> SweepPlan:
-    """All cells of the spec; `done` holds the keys that already have a committed row."""
+    """All cells of the spec; `done` holds the keys that already have a committed row. Raises
+    UnpricedModel (before any cell runs) when a model has no price and the spec no fallback."""
     instances = select_instances(spec)
+    check_prices(spec, instances)
     cells = [
         Cell(inst.instance_id, claw, model, seed, cell_key_of(spec, inst, claw, model, seed))
         for inst, claw, model, seed in product(instances, spec.claws, spec.models, spec.seeds)
     ]
     done = set() if force else store.completed_cells(spec.sweep_id)
     return SweepPlan(spec, {i.instance_id: i for i in instances}, cells, done & {c.cell_key for c in cells})
+
+
+def check_prices(spec: SweepSpec, instances: list[SweInstance]) -> None:
+    """Every model a claw of the sweep calls needs a price, or the sweep's fallback price: an
+    unpriced call costs NaN and could never reach a cost cap (issue 7 part 4)."""
+    spenders = [claw for claw in (get_claw(n, spec.attempt.claw_settings) for n in spec.claws) if claw.calls_model]
+    if not spenders:
+        return
+    for model in sorted({model_for_task(m, i.instance_id) for m in spec.models for i in instances}):
+        uses_fallback_price(model, spec.attempt, spenders[0])
 
 
 def failed_cells(plan: SweepPlan, store: ResultStore) -> list[Cell]:
