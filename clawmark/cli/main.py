@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from clawmark.cli import catalog, doctor, gateway, images, run, swe
+from clawmark.cli import catalog, doctor, gateway, images, run, show, swe
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__.splitlines()[0])
 app.add_typer(images.app, name="images", help="Build, list and prune clawmark's Docker images.")
@@ -14,6 +14,7 @@ app.add_typer(gateway.app, name="gateway", help="The model gateway every model c
 app.add_typer(swe.app, name="swe", help="Patch tasks: evaluate predictions, grade saved logs.")
 app.command("doctor")(doctor.doctor)
 app.command("run")(run.run)
+app.command("show")(show.show)
 
 
 @app.command("version")

@@ -1,9 +1,12 @@
 """`clawmark run TASK_ID --claw NAME --model MODEL`: one attempt of either track.
 
-The task id is looked up among the SWE instances (bundled, or `--instances FILE`), then among
-the closed-loop tasks. The command starts its own model gateway (the attempt pins its model,
-budget and ledger there), runs the attempt and prints its row. Exit codes: 0 the attempt ran
-to a row (resolved, unresolved and error rows alike: all are outcomes); 1 bad input.
+The task id is looked up among the closed-loop tasks of `--tasks DIR` when given, then among
+the SWE instances (bundled, or `--instances FILE`), then among the bundled closed-loop tasks.
+The command starts its own model gateway (the attempt pins its models, budget and ledger
+there), runs the attempt and prints its row. Model strings may name a per-task family with
+`{task_id}` (e.g. `scripted/cl-{task_id}`); a scripted executor's supervisor and simulator
+default to `scripted/sup-{task_id}` and `scripted/sim-{task_id}`. Exit codes: 0 the attempt ran
+to a row (pass, fail and error rows alike: all are outcomes); 1 bad input.
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ import typer
 
 ROW_FIELDS = ("task_id", "claw", "model", "seed", "status", "resolved", "resolution", "error_kind",
               "error_message", "cell_key", "attempt_id", "artifacts_dir")
+CLOSED_LOOP_FIELDS = ("task_id", "claw", "model", "seed", "status", "passed", "score", "threshold", "turns",
+                      "followups_used", "best_turn", "turn_scores", "checks_passed", "checks_total",
+                      "leak_flags", "failure_reason", "error_kind", "error_message", "network_policy",
+                      "snapshot_mode", "cell_key", "attempt_id", "artifacts_dir")
 SWEEP_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -26,6 +33,11 @@ def run(
     model: str = typer.Option(..., "--model", help="Model string, e.g. scripted/<cassette> or openai/gpt-5."),
     seed: int = typer.Option(0, "--seed", help="Seed of the attempt (part of the cell identity)."),
     instances: Path | None = typer.Option(None, "--instances", help="SWE instance file (default: bundled)."),
+    tasks: Path | None = typer.Option(None, "--tasks", help="Closed-loop task tree, either layout (default: bundled)."),
+    supervisor_model: str | None = typer.Option(None, "--supervisor-model", help="Closed loop: supervisor model."),
+    simulator_model: str | None = typer.Option(None, "--simulator-model", help="Closed loop: user simulator model."),
+    network: str = typer.Option("full", "--network", help="Closed loop: none, registries-only or full."),
+    snapshot: bool = typer.Option(False, "--snapshot", help="Closed loop: run the task's offline snapshot text."),
     results: Path | None = typer.Option(None, "--results", help="Result store root (default: settings)."),
     sweep_id: str = typer.Option("adhoc", "--sweep-id", help="Sweep the row is filed under."),
     steps: int = typer.Option(50, "--steps", min=1, help="Claw budget: model calls."),
@@ -40,13 +52,24 @@ def run(
         _fail(f"--claw: expected one of {', '.join(claw_names())} (got {claw!r})")
     if not SWEEP_RE.match(sweep_id):
         _fail(f"--sweep-id: expected letters, digits, '.', '_' or '-' (got {sweep_id!r})")
-    instance = _find_task(task_id, instances)
     budgets = {"steps": steps, "seconds": seconds, "cost_usd": cost_usd}
+    task = _find_closed_loop(task_id, tasks) if tasks is not None else None
+    if task is None:
+        instance = _find_task(task_id, instances, tasks)
+        if not hasattr(instance, "instance_id"):
+            task = instance
+    if task is not None:
+        closed = {"supervisor_model": supervisor_model, "simulator_model": simulator_model,
+                  "network_policy": network, "snapshot": snapshot}
+        row = _run_closed_loop(task, claw, model, seed, results, sweep_id, budgets, closed)
+        _print_row(row, as_json, CLOSED_LOOP_FIELDS)
+        return
     row = _run_patch(instance, claw, model, seed, results, sweep_id, budgets)
     _print_row(row, as_json)
 
 
-def _find_task(task_id: str, instances: Path | None) -> Any:
+def _find_task(task_id: str, instances: Path | None, tasks: Path | None) -> Any:
+    """A SWE instance, else a bundled closed-loop task (when --tasks did not already say)."""
     from clawmark.catalog import CatalogError, UnknownTask, find_instance
     from clawmark.settings import settings
 
@@ -54,21 +77,58 @@ def _find_task(task_id: str, instances: Path | None) -> Any:
     try:
         return find_instance(path, task_id)
     except UnknownTask as exc:
-        if _is_closed_loop(task_id):
-            _fail(f"{task_id}: closed-loop track not built yet (only patch tasks run for now)")
-        _fail(str(exc))
+        task = None if tasks is not None else _find_closed_loop(task_id, settings().catalog_dir / "closed_loop")
+        if task is None:
+            _fail(str(exc) if tasks is None else f"{task_id}: not in {tasks} nor among the SWE instances {path}")
+        return task
     except CatalogError as exc:
         _fail(str(exc))
 
 
-def _is_closed_loop(task_id: str) -> bool:
-    from clawmark.catalog import CatalogError, load_tasks
-    from clawmark.settings import settings
+def _find_closed_loop(task_id: str, root: Path) -> Any:
+    """The task `task_id` of a tree: files named after it are loaded first, then the whole tree."""
+    from clawmark.catalog import CatalogError, load_task, load_tasks
+    from clawmark.catalog.package import find_task_files
 
     try:
-        return any(t.task_id == task_id for t in load_tasks(settings().catalog_dir / "closed_loop"))
-    except (CatalogError, OSError):
-        return False
+        files = find_task_files(root)
+        named = [f for f in files if task_id in (f.stem, f.parent.name)]
+        for file in named:
+            if (task := load_task(file)).task_id == task_id:
+                return task
+        return next((t for t in load_tasks(root) if t.task_id == task_id), None)
+    except CatalogError as exc:
+        _fail(str(exc))
+
+
+def _run_closed_loop(task: Any, claw: str, model: str, seed: int, results: Path | None, sweep_id: str,
+                     budgets: dict[str, float], closed: dict[str, Any]) -> Any:
+    from pydantic import ValidationError
+
+    from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, run_closed_loop_attempt
+    from clawmark.catalog.errors import from_validation
+    from clawmark.results import ResultStore
+    from clawmark.settings import settings
+    from clawmark.sweeps.gateway import sweep_gateway
+
+    try:
+        config = ClosedLoopAttemptConfig(budgets=budgets, **closed)
+    except ValidationError as exc:
+        _fail(str(from_validation(Path("--options"), exc)))
+    _engine_or_fail()
+    store = ResultStore(results or settings().results_dir)
+    with sweep_gateway() as server:
+        return run_closed_loop_attempt(task, claw, model, seed, store, sweep_id, server, config=config)
+
+
+def _engine_or_fail() -> None:
+    from clawmark.runtime.engine import docker_client
+    from clawmark.runtime.errors import EngineUnavailable
+
+    try:
+        docker_client()  # an engine that is down is bad setup, not an attempt outcome
+    except EngineUnavailable as exc:
+        _fail(str(exc))
 
 
 def _run_patch(instance: Any, claw: str, model: str, seed: int, results: Path | None, sweep_id: str,
@@ -91,7 +151,7 @@ def _run_patch(instance: Any, claw: str, model: str, seed: int, results: Path | 
         return run_patch_attempt(instance, claw, model, seed, store, sweep_id, server, config=config)
 
 
-def _print_row(row: Any, as_json: bool) -> None:
+def _print_row(row: Any, as_json: bool, fields: tuple[str, ...] = ROW_FIELDS) -> None:
     data = row.model_dump(mode="json")
     data["cost_usd"] = row.cost_usd
     if as_json:
@@ -101,10 +161,12 @@ def _print_row(row: Any, as_json: bool) -> None:
     from rich.table import Table
 
     table = Table("field", "value", title=f"attempt {row.attempt_id}")
-    for name in ROW_FIELDS:
+    for name in fields:
         table.add_row(name, str(data.get(name)))
-    executor = data["usage"].get("executor", {})
-    table.add_row("executor tokens in/out", f"{executor.get('input_tokens')} / {executor.get('output_tokens')}")
+    roles = ("executor", "supervisor", "user_simulator") if fields is CLOSED_LOOP_FIELDS else ("executor",)
+    for role in roles:
+        usage = data["usage"].get(role, {})
+        table.add_row(f"{role} tokens in/out", f"{usage.get('input_tokens')} / {usage.get('output_tokens')}")
     table.add_row("cost_usd", f"{row.cost_usd:.6f}")
     table.add_row("wall total s", f"{row.wall.total:.1f}")
     Console().print(table)
