@@ -11,7 +11,7 @@ export DO_NOT_TRACK := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 60
 
-.PHONY: test demo venv engine images bench doctor clean
+.PHONY: test demo venv engine browser images bench doctor clean
 
 venv: $(STAMP)
 
@@ -24,10 +24,13 @@ $(STAMP): pyproject.toml
 engine:
 	@bash scripts/engine-up.sh
 
+browser:
+	@bash scripts/browser-up.sh
+
 images: venv engine
 	$(VENV)/bin/clawmark images build --all
 
-test: venv engine images
+test: venv engine browser images
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 demo: venv engine images

@@ -38,3 +38,12 @@ def pinned_hash(store: ResultStore, sweep_id: str) -> str | None:
         return None
     with store.fs.open_input_stream(path) as stream:
         return json.loads(stream.read().decode("utf-8"))["config_hash"]
+
+
+def pinned_config(store: ResultStore, sweep_id: str) -> Any | None:
+    """The config a sweep was pinned with (what its report shows as its protocol), or None."""
+    path = store.sweep_config_path(sweep_id)
+    if store.fs.get_file_info(path).type != pafs.FileType.File:
+        return None
+    with store.fs.open_input_stream(path) as stream:
+        return json.loads(stream.read().decode("utf-8"))["config"]

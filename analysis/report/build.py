@@ -1,0 +1,89 @@
+"""`build_report`: result rows → a folder with index.html, plots (PNG + SVG) and tables (Parquet + CSV)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import clawmark
+from analysis.report import plots
+from analysis.report.html import render, table_html
+from analysis.report.tables import ReportTables, round_floats, summarise
+
+LEADERBOARD_COLUMNS = ["rank", "claw", "model", "pass_at_1", "ci_low", "ci_high", "rank_low", "rank_high",
+                       "p_first", "tasks", "trials", "errors", "mean_score", "mean_cost", "cost_per_task",
+                       "total_cost", "unpriced", "mean_tokens", "cache_hit_rate", "mean_wall_s", "on_front",
+                       "front_share"]
+
+
+def build_report(frame: pd.DataFrame, out_dir: str | Path, *, title: str = "clawmark report",
+                 config: Any = None, expected: pd.DataFrame | None = None, n_boot: int = 1000,
+                 seed: int = 0) -> Path:
+    """Write the report for `frame` into `out_dir` and return the path of index.html."""
+    out = Path(out_dir)
+    for sub in ("plots", "tables"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    tables = summarise(frame, expected, n_boot=n_boot, seed=seed)
+    _save_tables(tables, out / "tables")
+    sections = _sections(tables, out / "plots")
+    facts = {"rows": len(frame), "configs": len(tables.leaderboard), "tasks": frame["task_id"].nunique() if len(frame) else 0,
+             "protocol": ", ".join(sorted(map(str, frame["protocol_version"].dropna().unique()))) or "—",
+             "version": clawmark.__version__}
+    index = out / "index.html"
+    index.write_text(render(title=title, sections=sections, facts=facts, config=config), encoding="utf-8")
+    return index
+
+
+def _save_tables(tables: ReportTables, folder: Path) -> None:
+    for name, table in tables.named().items():
+        if table is None or table.empty:
+            continue
+        table = table.reset_index(drop=True)
+        table.to_csv(folder / f"{name}.csv", index=False)
+        table.astype({c: "string" for c in table.columns if table[c].dtype == object}).to_parquet(
+            folder / f"{name}.parquet", index=False)
+
+
+def _figure(name: str, fig, folder: Path) -> str | None:
+    """Save PNG + SVG; return the SVG text for inlining."""
+    if fig is None:
+        return None
+    fig.savefig(folder / f"{name}.png", dpi=120)
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")
+    (folder / f"{name}.svg").write_text(buffer.getvalue(), encoding="utf-8")
+    plots.plt.close(fig)
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg"):]
+
+
+def _sections(t: ReportTables, folder: Path) -> list[dict[str, Any]]:
+    board = t.leaderboard[[c for c in LEADERBOARD_COLUMNS if c in t.leaderboard.columns]]
+    capability = t.breakdowns["capability"]
+    heat_dim, heat = ("capability", capability) if len(capability) else ("language", t.breakdowns["language"])
+    specs = [
+        ("leaderboard", "Leaderboard", plots.leaderboard(t.leaderboard), board,
+         "pass@1 with 95% task-bootstrap intervals; rank interval and P(first) from the same paired bootstrap."),
+        ("pareto", "Cost–accuracy Pareto front", plots.cost_accuracy(t.leaderboard, t.front), t.front[[c for c in board.columns if c in t.front.columns]],
+         "A configuration is on the front when no other is both cheaper (or equal) and at least as accurate. front_share: share of bootstrap draws in which it is on the front."),
+        ("tokens", "Tokens–accuracy", plots.tokens_accuracy(t.leaderboard), None, "Mean tokens (input + output, every role) per attempt."),
+        ("heatmap", f"pass@1 by {heat_dim}", plots.heatmap(heat, heat_dim), heat, None),
+        ("followup", "Pass rate by follow-up turn", plots.followup(t.followup), t.scores,
+         "Closed-loop rows: pass rate had the loop stopped after turn t; table: mean best score and the turn the best score came from."),
+        ("roles", "Cost per role", plots.cost_per_role(t.roles), t.roles, "Mean tokens and USD per attempt of each role (executor, supervisor, user simulator)."),
+        ("errors", "Errors and missing cells", None, t.statuses, "Rows per status; error statuses and missing cells are never folded into fails."),
+        ("failures", "Measured failures by reason", None, t.failures, "Patch-caused evaluation failures stay in every denominator."),
+        ("comparisons", "Paired comparisons", None, t.comparisons, "Each pair on the tasks both measured; Holm-corrected p-values."),
+        ("leaks", "Leak-audit flags", None, t.leaks, "Follow-ups that shared long n-grams, file names, check names or score numbers with the hidden material."),
+    ]
+    sections = []
+    for sid, title, fig, table, note in specs:
+        svg = _figure(sid, fig, folder)
+        shown = table_html(round_floats(table)) if table is not None else None
+        if svg is None and table is not None and table.empty and sid in ("heatmap", "followup"):
+            continue  # nothing of this kind in the sweep (e.g. a patch-only sweep has no follow-ups)
+        sections.append({"id": sid, "title": title, "figure": svg, "table": shown, "note": note})
+    return sections

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Make sure Debian's Chromium is installed for the browser tests (report, Prefect UI, noVNC).
+# Playwright's Python package drives it by executable path; no browser is ever downloaded.
+# Idempotent; a missing browser is a failure of the test run, never a skip.
+set -euo pipefail
+
+say() { printf 'browser-up: %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+browser="${CLAWMARK_CHROMIUM:-/usr/bin/chromium}"
+if [ -x "$browser" ]; then
+  say "chromium present ($("$browser" --version 2>/dev/null | head -1))"
+  exit 0
+fi
+[ "$(id -u)" = 0 ] || die "$browser is missing and installing Debian's chromium needs root"
+command -v apt-get >/dev/null 2>&1 || die "$browser is missing and apt-get is not available to install chromium"
+say "installing chromium from Debian"
+export DEBIAN_FRONTEND=noninteractive
+apt-get -o DPkg::Lock::Timeout=600 update -qq || die "apt-get update failed (is a Debian mirror reachable?)"
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium fonts-noto-cjk >/dev/null \
+  || die "apt-get install chromium failed"
+[ -x "$browser" ] || die "chromium installed but $browser is not executable"
+say "chromium installed ($("$browser" --version 2>/dev/null | head -1))"
