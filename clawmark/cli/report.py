@@ -1,0 +1,112 @@
+"""`clawmark report …`: the HTML report of a sweep, Pareto fronts, and Lite subset selection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from typer.core import TyperGroup
+
+
+class _SweepByDefault(TyperGroup):
+    """`clawmark report SWEEP_ID` runs the `sweep` command; `clawmark report pareto PATH` its own."""
+
+    def resolve_command(self, ctx, args):  # type: ignore[no-untyped-def]
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["sweep", *args]
+        return super().resolve_command(ctx, args)
+
+
+app = typer.Typer(cls=_SweepByDefault, no_args_is_help=True)
+lite_app = typer.Typer(no_args_is_help=True)
+
+
+def _console():
+    import sys
+
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 160)
+
+
+@app.command("sweep", hidden=True)
+def report_sweep(
+    sweep_id: str = typer.Argument(..., help="Sweep id in the result store."),
+    out: Path | None = typer.Option(None, "--out", help="Report folder (default: <results>/reports/<sweep_id>)."),
+    results: Path | None = typer.Option(None, "--results", help="Result store root (default: CLAWMARK_RESULTS)."),
+    spec: Path | None = typer.Option(None, "--spec", help="The sweep file: cells it plans but lack a row are shown as missing."),
+    n_boot: int = typer.Option(1000, "--n-boot", min=100, help="Bootstrap draws for intervals and ranks."),
+) -> None:
+    """Write the self-contained HTML report of SWEEP_ID, its plots (PNG, SVG) and tables (Parquet, CSV)."""
+    from analysis.report import build_report
+    from clawmark.results import ResultStore
+    from clawmark.results.pinning import pinned_config
+    from clawmark.settings import settings
+
+    root = results or settings().results_dir
+    store = ResultStore(root)
+    frame = store.read(sweep_id)
+    if frame.empty:
+        typer.echo(f"{root}: sweep {sweep_id!r}: no rows (sweeps here: {', '.join(store.sweeps()) or 'none'})", err=True)
+        raise typer.Exit(1)
+    expected = _expected_cells(spec, store) if spec else None
+    folder = out or Path(root) / "reports" / sweep_id
+    index = build_report(frame, folder, title=f"clawmark · sweep {sweep_id}", config=pinned_config(store, sweep_id),
+                         expected=expected, n_boot=n_boot)
+    typer.echo(f"report: {index}")
+
+
+def _expected_cells(spec_file: Path, store):
+    import pandas as pd
+
+    from clawmark.sweeps import load_spec, plan_sweep
+
+    plan = plan_sweep(load_spec(spec_file), store)
+    return pd.DataFrame([{"sweep_id": plan.spec.sweep_id, "cell_key": c.cell_key, "claw": c.claw, "model": c.model,
+                          "task_id": c.instance_id} for c in plan.cells])
+
+
+@app.command("pareto")
+def report_pareto(path: Path = typer.Argument(..., help="A results Parquet file or store folder, or a Claw-SWE-Bench leaderboard JSON.")) -> None:
+    """Print the cost–accuracy Pareto front of a results table or of the Claw-SWE-Bench leaderboard."""
+    from rich.table import Table
+
+    from analysis.pareto import pareto_front
+
+    points, cost = _points(path)
+    groups = points.groupby("comparison", sort=False) if "comparison" in points else [("", points)]
+    for name, group in groups:
+        table = Table(title=f"Pareto front{f' · {name}' if name else ''}")
+        for column in ("claw", "model", "pass@1", cost.replace("_", " ")):
+            table.add_column(column, justify="right" if column != "claw" else "left")
+        for row in pareto_front(group, cost=cost).itertuples(index=False):
+            table.add_row(str(row.claw), str(row.model), f"{row.pass_at_1:.3f}", f"{getattr(row, cost):.4g}")
+        _console().print(table)
+
+
+def _points(path: Path):
+    from analysis.leaderboard import load_leaderboard
+    from analysis.load import load_rows
+    from analysis.pareto import cost_accuracy
+
+    if path.suffix == ".json":
+        return load_leaderboard(path), "total_cost"
+    return cost_accuracy(load_rows(path)), "mean_cost"
+
+
+@lite_app.command("select")
+def lite_select(
+    calibration: Path = typer.Option(..., "--calibration", help="Results (Parquet file or store) of a full-set calibration sweep."),
+    size: int = typer.Option(80, "--size", min=4, help="Subset size: per-language quotas follow the 2/3/3/2 quartile pattern."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random restarts (same seed, same subset)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the chosen task ids here, one per line."),
+) -> None:
+    """Pick a Lite subset that ranks and prices configurations like the full set; print its gaps."""
+    from analysis.lite_select import select_from_rows
+
+    result = select_from_rows(calibration, size=size, seed=seed)
+    for line in result.summary_lines():
+        typer.echo(line)
+    if out:
+        out.write_text("\n".join(result.task_ids) + "\n", encoding="utf-8")
+        typer.echo(f"task ids: {out}")
