@@ -53,6 +53,11 @@ def grade_patch(instance: Any, patch: Any, claw: str, model: str, layout: Attemp
         outcome = evaluate_prediction(instance, model_patch, layout.dir / "eval",
                                       _eval_config(config))
     _keep_artifacts(outcome, layout)
+    return patch_outcome(outcome, claw_note)
+
+
+def patch_outcome(outcome: Any, claw_note: str | None = None) -> PatchOutcome:
+    """The row's outcome for one evaluator outcome (clawmark.swe.evaluate.EvalOutcome)."""
     status, kind = _STATUS[outcome.status.value]
     return PatchOutcome(
         status=status,

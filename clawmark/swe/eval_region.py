@@ -140,7 +140,7 @@ _EXCERPT_BYTES = 64 * 1024
 
 def _sizes(sandbox, files: RegionFiles) -> dict[str, int | None]:
     """Byte size of each output file, None for a file the script never created."""
-    listing = sandbox.exec("stat -c '%s %n' " + " ".join(files.all()) + " 2>/dev/null", timeout_s=60, user="0")
+    listing = sandbox.exec("stat -c '%s %n' " + " ".join(files.all()) + " 2>/dev/null", timeout_s=60)
     found = {}
     for line in listing.stdout.splitlines():
         size, _, path = line.partition(" ")
@@ -155,5 +155,5 @@ def _whole(sandbox, path: str) -> str:
 def _head_and_tail(sandbox, path: str) -> str:
     """The first and last 64 KiB of a flooded file, for a person to see what flooded it."""
     cut = sandbox.exec(f"head -c {_EXCERPT_BYTES} {path}; echo; echo '[... clawmark: output over the limit, cut ...]';"
-                       f" tail -c {_EXCERPT_BYTES} {path}", timeout_s=60, user="0")
+                       f" tail -c {_EXCERPT_BYTES} {path}", timeout_s=60)
     return cut.stdout
