@@ -101,6 +101,9 @@ class Usage(BaseModel):
     cached_tokens: int = 0
     cost_usd: float = math.nan
     calls: int = 0
+    scope: Literal["attempt", "last_turn"] = Field(
+        "attempt", description="What the report covers: every call of the attempt, or only the calls of the "
+                               "last turn (Nanobot); clawmark.attempts.usage_check compares like with like.")
 
 
 class TurnResult(BaseModel):
