@@ -1,8 +1,11 @@
 """Accuracy metrics over result rows (a DataFrame with the RESULTS_SCHEMA columns).
 
 Conventions, the same in every function:
-- A trial is one row. `passed` is null for error rows (infra, rate limit, harness): they are
-  counted in `errors` and left out of every denominator, never counted as fails.
+- A trial is one row. `passed` is null for error rows (infra, rate limit, harness, eval_error:
+  what the world caused): they are counted in `errors` and left out of every denominator,
+  never counted as fails. What the patch caused (empty_patch, apply_failed, eval_failed: tests
+  timed out, errored, flooded the log, left no usable result) has `passed = False` and counts
+  in every denominator (clawmark/results/status.py).
 - Tasks weigh equally: per group, each task's success rate over its measured trials is
   averaged, and bootstrap intervals resample tasks (the unit that varies), seeded.
 - pass@k (Chen et al. 2021, unbiased): chance that at least one of k trials drawn without
