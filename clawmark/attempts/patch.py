@@ -13,12 +13,16 @@ torn down, which ends whatever the claw was still doing in it.
 
 from __future__ import annotations
 
+import hashlib
+import re
 import traceback
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from clawmark.attempts.grading import grade_patch
 from clawmark.attempts.outcome import PatchOutcome
@@ -30,21 +34,49 @@ from clawmark.gateway.prices import Price
 from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
 
 TASK_PLACEHOLDER = "{task_id}"
+# Parameter names (any depth, `-` read as `_`) and values that carry credentials, not parameters.
+SECRET_NAME = re.compile(r"api_?key|access_?key|secret|password|passwd|credential|authorization|bearer"
+                         r"|(^|_)token($|_)")
+CREDENTIAL_ERROR = "credential_in_config"  # pydantic error type: formatters must not echo the input
+SECRET_VALUE = re.compile(r"^(sk|rk|pk)-[A-Za-z0-9_-]{16,}$|^Bearer\s")
 
 
 class PatchAttemptConfig(BaseModel):
     """The fixed protocol of a patch attempt; saved as config.json with every result."""
+
+    model_config = ConfigDict(hide_input_in_errors=True)  # a refused credential is never echoed
 
     budgets: Budgets = Field(default_factory=Budgets, description="Claw limits (steps, s, USD).")
     claw_settings: dict[str, Any] = Field(default_factory=dict, description="Overrides of the claw's Config.")
     model_params: dict[str, Any] = Field(default_factory=dict, description="Fixed model params (cell identity).")
     deadline_grace_s: float = Field(120.0, description="Host deadline = budgets.seconds + this.")
     eval_timeout_s: float = Field(1800.0, description="Limit of the test run in the evaluator.")
+    eval_network: Literal["default", "none"] = Field(
+        "default", description="Evaluator network: default = Docker's bridge, as swebench; none = hermetic.")
     fallback_price: Price | None = Field(
         None, description="USD per Mtok for models without a known price (rows mark price_fallback); "
                           "unset, an unpriced model is refused, as the cost cap could not hold.")
-    eval_network: Literal["default", "none"] = Field(
-        "default", description="Evaluator network: default = Docker's bridge, as swebench; none = hermetic.")
+
+    @field_validator("model_params", "claw_settings")
+    @classmethod
+    def _no_credentials(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Keys never enter a cell key, config.json or the pinned sweep config: they live in the
+        gateway process's environment (e.g. OPENAI_API_KEY), which litellm reads."""
+        if found := sorted(set(_credential_paths(value))):
+            raise PydanticCustomError(CREDENTIAL_ERROR, f"no credentials ({', '.join(found)} looks like one): give keys "
+                                      "to the gateway through its environment (e.g. OPENAI_API_KEY), never to a sweep "
+                                      "or attempt")
+        return value
+
+
+def _credential_paths(value: Any, path: str = "") -> list[str]:
+    if isinstance(value, dict):
+        return [hit for key, item in value.items()
+                for hit in ([f"{path}{key}"] if SECRET_NAME.search(str(key).lower().replace("-", "_")) else [])
+                + _credential_paths(item, f"{path}{key}.")]
+    if isinstance(value, list):
+        return [hit for i, item in enumerate(value) for hit in _credential_paths(item, f"{path}{i}.")]
+    return [path.rstrip(".") or "<value>"] if isinstance(value, str) and SECRET_VALUE.search(value) else []
 
 
 def run_patch_attempt(
@@ -92,13 +124,17 @@ def model_for_task(model: str, task_id: str) -> str:
 
 
 def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
-                    config: PatchAttemptConfig) -> dict[str, Any]:
+                    config: PatchAttemptConfig, environment: str | None = None) -> dict[str, Any]:
+    """The cell's identity; `environment` is `environment_hash(instance)` when the caller has it
+    already (a planner keys many cells of one instance)."""
+    environment = environment if environment is not None else environment_hash(instance)
     return {
         "sweep_id": sweep_id,
         "track": Track.PATCH,
         "task_id": instance.instance_id,
         # The row's content, not where this machine keeps its bundle: same hash on every host.
-        "task_hash": config_hash(instance.model_dump(mode="json", exclude={"image_recipe", "repo_bundle"})),
+        "task_hash": config_hash({"row": instance.model_dump(mode="json", exclude={"image_recipe", "repo_bundle"}),
+                                  "environment": environment}),
         "category": instance.repo,
         "language": instance.language,
         "claw": claw.name,
@@ -108,6 +144,38 @@ def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, swe
         "model_params_hash": config_hash(config.model_params),
         "seed": seed,
     }
+
+
+def environment_hash(instance: Any) -> str:
+    """What decides the instance's container besides its row: the runtime image recipe chain (its
+    content-hash tag), the instance's own image recipe folder and the repository bundle, by
+    content — so an edited Dockerfile or a rebuilt bundle re-keys the cells, and a moved one
+    does not. A prebuilt `image` is named by the row itself."""
+    from clawmark.runtime.images import image_ref
+    from clawmark.runtime.recipes import tree_digest
+    from clawmark.swe.instance_image import runtime_image_name
+
+    if instance.image:
+        return config_hash({"image": instance.image})
+    try:
+        runtime = image_ref(runtime_image_name(instance))
+    except Exception as exc:  # noqa: BLE001 - unbuildable shows at provision, as a typed row
+        runtime = f"unbuildable: {type(exc).__name__}"
+    recipe = Path(instance.image_recipe) if instance.image_recipe else None
+    bundle = Path(instance.repo_bundle) if instance.repo_bundle else None
+    return config_hash({
+        "runtime_image": runtime,
+        "image_recipe": tree_digest(recipe) if recipe is not None and recipe.is_dir() else None,
+        "repo_bundle": _file_digest(bundle) if bundle is not None and bundle.is_file() else None,
+    })
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(2**20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _saved_config(instance: Any, claw: ClawAdapter, model: str, seed: int,

@@ -42,8 +42,9 @@ def direct_target(model: str, params: dict[str, Any]) -> DirectTarget | None:
     if is_scripted(model):
         return DirectTarget(scripted_base_url() + "/chat/completions", model.split("/", 1)[1], None)
     if model.startswith("openai/") and params.get("api_base"):
+        # The key comes from the gateway's environment, as litellm reads it: never from a cell's config.
         return DirectTarget(params["api_base"].rstrip("/") + "/chat/completions", model.split("/", 1)[1],
-                            params.get("api_key"))
+                            params.get("api_key") or os.environ.get("OPENAI_API_KEY"))
     return None
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from clawmark.attempts.gateway_link import uses_fallback_price
-from clawmark.attempts.patch import identity_fields, model_for_task
+from clawmark.attempts.patch import environment_hash, identity_fields, model_for_task
 from clawmark.catalog import SweInstance, find_instances, load_instances, load_suite
 from clawmark.claws import get_claw
 from clawmark.results import AttemptRow, ResultStore
@@ -54,9 +54,10 @@ def _suite_ids(name: str) -> list[str]:
     return list(load_suite(name).tasks)
 
 
-def cell_key_of(spec: SweepSpec, instance: SweInstance, claw_name: str, model: str, seed: int) -> str:
+def cell_key_of(spec: SweepSpec, instance: SweInstance, claw_name: str, model: str, seed: int,
+                environment: str | None = None) -> str:
     claw = get_claw(claw_name, spec.attempt.claw_settings)
-    fields = identity_fields(instance, claw, model, seed, spec.sweep_id, spec.attempt)
+    fields = identity_fields(instance, claw, model, seed, spec.sweep_id, spec.attempt, environment)
     return AttemptRow(status="infra_error", **fields).cell_key
 
 
@@ -65,8 +66,10 @@ def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> S
     UnpricedModel (before any cell runs) when a model has no price and the spec no fallback."""
     instances = select_instances(spec)
     check_prices(spec, instances)
+    environments = {inst.instance_id: environment_hash(inst) for inst in instances}  # once per instance
     cells = [
-        Cell(inst.instance_id, claw, model, seed, cell_key_of(spec, inst, claw, model, seed))
+        Cell(inst.instance_id, claw, model, seed,
+             cell_key_of(spec, inst, claw, model, seed, environments[inst.instance_id]))
         for inst, claw, model, seed in product(instances, spec.claws, spec.models, spec.seeds)
     ]
     done = set() if force else store.completed_cells(spec.sweep_id)

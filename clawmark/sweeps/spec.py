@@ -7,13 +7,14 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from clawmark.attempts.patch import PatchAttemptConfig
+from clawmark.attempts.patch import CREDENTIAL_ERROR, PatchAttemptConfig
 from clawmark.catalog.errors import CatalogError, from_validation
 from clawmark.settings import TASKS_CATALOG
 
 
-class SweepSpec(BaseModel, extra="forbid"):
-    """One sweep of the patch track. Every cell is (task, claw, model, seed) under one protocol."""
+class SweepSpec(BaseModel, extra="forbid", hide_input_in_errors=True):
+    """One sweep of the patch track. Every cell is (task, claw, model, seed) under one protocol.
+    Errors never echo the input: a credential put in by mistake must not reach a log."""
 
     sweep_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="Folder and row key of the sweep.")
     instances: Path = Field(TASKS_CATALOG / "swe" / "instances.jsonl", description="SWE-bench-format rows.")
@@ -48,4 +49,7 @@ def load_spec(path: str | Path) -> SweepSpec:
     try:
         return SweepSpec.model_validate(raw)
     except ValidationError as err:
+        first = err.errors()[0]
+        if first["type"] == CREDENTIAL_ERROR:  # say where, never echo the value
+            raise CatalogError(path, ".".join(str(p) for p in first["loc"]), first["msg"]) from None
         raise from_validation(path, err) from err
