@@ -17,8 +17,8 @@ class TaskEnvConfig(BaseModel):
 
     image: str | None = Field(None, description="Image ref; None = the workstation recipe, built when missing.")
     network_policy: NetworkPolicy = Field(
-        "full", description="none: gateway only; registries-only: today the same gateway-only "
-        "internal network (no registry route yet); full: bridge. The gateway is reachable in all three.")
+        "full", description="none: gateway only; registries-only: gateway + package registries through "
+        "the host's registry proxy (HTTP(S)_PROXY); full: bridge. The gateway is reachable in all three.")
     cpus: float = Field(2.0, gt=0, description="CPU share of the container.")
     memory_mb: int = Field(4096, gt=0, description="Memory cap; swap is off beyond it.")
     pids_limit: int = Field(1024, gt=0, description="Max processes/threads (services and claw together).")
