@@ -4,7 +4,7 @@ Combination rule (let W be the rubric's total checkpoint weight, normally 1.0):
 
 1. A checkpoint is *covered* when checks.yaml names it in at least one check and does not list
    it as `advisory` (ChecksFile.covered). Its weight w counts in code: w if every one of its
-   checks passed, else 0. code = Σ those, over W.
+   checks passed, else 0 (a check without a result counts as failed). code = Σ those, over W.
 2. The supervisor's score s (0..1, a whole-task judgement) is rescaled onto the weight the
    checks do not cover: supervisor_part = s × (W − covered weight) / W.
 3. raw = code + supervisor_part; then every cap whose check failed lowers it:

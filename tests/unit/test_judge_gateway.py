@@ -139,7 +139,7 @@ def test_task_overrides_reach_the_supervisor(tmp_path, gateway, cassettes):
     assert (settings.model, settings.params()) == ("scripted/sup-override", {"reasoning_effort": "high"})
     cassettes("sup-override", [{"content": decision_json("continue", 0.5)}])
     gateway.register_attempt("s4", role_models={"supervisor": settings.model})
-    spy = Spy(gateway_chat(gateway.base_url("s4", "supervisor"), settings.model))
+    spy = Spy(gateway_chat(gateway.base_url("s4", "supervisor"), settings.model, **settings.params()))
     judge_turn(task, evidence(tmp_path), [], spy, turn=1, max_turns=2, snapshot=False)
     assert spy.sent[0][0]["content"].endswith("Task-specific instructions:\nBe strict about notes.md.")
     assert read_ledger(gateway.ledger_path("s4"))[0].model == "scripted/sup-override"
