@@ -35,7 +35,7 @@ def list_cmd(
     catalog: Path | None = typer.Option(None, "--catalog", help="Catalog root (default: CLAWMARK_CATALOG)."),
 ) -> None:
     """Show the catalog's closed-loop tasks and patch instances as a table."""
-    from rich.console import Console
+    from clawmark.cli.console import console
 
     from clawmark.catalog.errors import CatalogError
     from clawmark.catalog.listing import catalog_table
@@ -48,7 +48,7 @@ def list_cmd(
     except CatalogError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None
-    Console().print(table)
+    console().print(table)
 
 
 @app.command("suites")
@@ -56,13 +56,13 @@ def suites_cmd(
     catalog: Path | None = typer.Option(None, "--catalog", help="Catalog root (default: CLAWMARK_CATALOG)."),
 ) -> None:
     """Show the suites of the catalog (name, track, size, description)."""
-    from rich.console import Console
+    from clawmark.cli.console import console
 
     from clawmark.catalog.errors import CatalogError
     from clawmark.catalog.listing import suites_table
 
     try:
-        Console().print(suites_table(catalog))
+        console().print(suites_table(catalog))
     except CatalogError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None

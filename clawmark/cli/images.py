@@ -18,13 +18,13 @@ def build_cmd(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every build log line."),
 ) -> None:
     """Build images whose content-hash tag is missing; present ones are left alone."""
-    from rich.console import Console
+    from clawmark.cli.console import console as make_console
 
     from clawmark.runtime import images
     from clawmark.runtime.errors import RuntimeFailure
     from clawmark.runtime.recipes import discover
 
-    console = Console()
+    console = make_console()
     try:
         wanted = list(discover()) if all_ or not names else names
         missing = [n for n in wanted if not images.image_present(images.image_ref(n))]
@@ -60,13 +60,13 @@ def _build_one(console, images, name: str, verbose: bool) -> None:
 @app.command("list")
 def list_cmd() -> None:
     """Show every recipe: current tag, present or missing, size."""
-    from rich.console import Console
+    from clawmark.cli.console import console as make_console
     from rich.table import Table
 
     from clawmark.runtime.errors import RuntimeFailure
     from clawmark.runtime.images import list_images
 
-    console = Console()
+    console = make_console()
     try:
         rows = list_images()
     except RuntimeFailure as exc:
@@ -86,12 +86,12 @@ def prune_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Only list what would be removed."),
 ) -> None:
     """Remove clawmark-labelled images that no current recipe (or its descendants) uses."""
-    from rich.console import Console
+    from clawmark.cli.console import console as make_console
 
     from clawmark.runtime.errors import RuntimeFailure
     from clawmark.runtime.images import prune_images
 
-    console = Console()
+    console = make_console()
     try:
         removed, failed = prune_images(all_images=all_, dry_run=dry_run)
     except RuntimeFailure as exc:

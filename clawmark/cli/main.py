@@ -1,5 +1,8 @@
-"""The `clawmark` command. Each area owns one module here that exposes a Typer `app`;
-heavy libraries (docker, litellm, prefect) are imported inside commands so `--help` stays fast."""
+"""clawmark: benchmark agent harnesses ("claws") crossed with models under one fixed protocol.
+
+Each command module exposes a Typer `app`; heavy libraries (docker, litellm, prefect) are
+imported inside commands so `--help` stays fast.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import typer
 
 from clawmark.cli import catalog, doctor, gateway, images, report, run, show, swe
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__.splitlines()[0])
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Benchmark agent harnesses (claws) × models on closed-loop and patch tasks, with cost as an axis.")
 app.add_typer(images.app, name="images", help="Build, list and prune clawmark's Docker images.")
 app.add_typer(catalog.app, name="catalog", help="Validate and list tasks, instances and suites.")
 app.add_typer(gateway.app, name="gateway", help="The model gateway every model call goes through.")

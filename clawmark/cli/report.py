@@ -21,14 +21,6 @@ app = typer.Typer(cls=_SweepByDefault, no_args_is_help=True)
 lite_app = typer.Typer(no_args_is_help=True)
 
 
-def _console():
-    import sys
-
-    from rich.console import Console
-
-    return Console(width=None if sys.stdout.isatty() else 160)
-
-
 @app.command("sweep", hidden=True)
 def report_sweep(
     sweep_id: str = typer.Argument(..., help="Sweep id in the result store."),
@@ -72,6 +64,7 @@ def report_pareto(path: Path = typer.Argument(..., help="A results Parquet file 
     from rich.table import Table
 
     from analysis.pareto import pareto_front
+    from clawmark.cli.console import console
 
     points, cost = _points(path)
     groups = points.groupby("comparison", sort=False) if "comparison" in points else [("", points)]
@@ -81,7 +74,7 @@ def report_pareto(path: Path = typer.Argument(..., help="A results Parquet file 
             table.add_column(column, justify="right" if column != "claw" else "left")
         for row in pareto_front(group, cost=cost).itertuples(index=False):
             table.add_row(str(row.claw), str(row.model), f"{row.pass_at_1:.3f}", f"{getattr(row, cost):.4g}")
-        _console().print(table)
+        console().print(table)
 
 
 def _points(path: Path):

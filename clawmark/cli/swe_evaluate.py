@@ -65,7 +65,7 @@ def _run(rows, by_id, run_id: str, out: Path | None, timeout: float, workers: in
 
 
 def _print_summary(result) -> None:
-    from rich.console import Console
+    from clawmark.cli.console import console as make_console
     from rich.table import Table
 
     table = Table(title="swe evaluate")
@@ -78,7 +78,7 @@ def _print_summary(result) -> None:
         table.add_row("unknown_instance", str(len(result.unknown_ids)))
     submitted = len(result.outcomes)
     table.add_row("resolved / evaluated", f"{result.summary['resolved_instances']} / {submitted}")
-    console = Console()
+    console = make_console()
     console.print(table)
     console.print(f"summary: {result.summary_path}")
 

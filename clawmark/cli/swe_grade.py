@@ -61,10 +61,10 @@ def _fail(message: str) -> NoReturn:
 
 
 def _print_table(instance_id: str, result: Any) -> None:
-    from rich.console import Console
+    from clawmark.cli.console import console as make_console
     from rich.table import Table
 
-    console = Console()
+    console = make_console()
     exit_code = "" if result.test_exit_code is None else f", test exit code {result.test_exit_code}"
     if result.no_result_reason is not None:
         console.print(f"{instance_id}: [bold yellow]no result[/] ({result.no_result_reason.value}{exit_code})")
