@@ -69,7 +69,10 @@ def run_checks(task: ClosedLoopTask, artifacts_dir: Path, image: str,
 
 def _stage_judge(folder: Path, task: ClosedLoopTask, checks: ChecksFile) -> Path:
     references = task.package_dir / "references"
-    shutil.copytree(references, folder / "references") if references.is_dir() else (folder / "references").mkdir(parents=True)
+    if references.is_dir():
+        shutil.copytree(references, folder / "references")
+    else:
+        (folder / "references").mkdir(parents=True)
     shutil.copy(RUNNER, folder / "check_runner.py")
     (folder / "checks.json").write_text(json.dumps([c.model_dump(mode="json") for c in checks.checks]))
     return folder
@@ -88,7 +91,9 @@ def _deadline(checks: ChecksFile) -> float:
     return RUN_GRACE_S + sum(c.timeout_s for c in checks.checks if c.kind == "script")
 
 
-def _run_in_container(image: str, config: CheckRunConfig, judge: Path, workspace: Path, timeout_s: float) -> str | Exception:
+def _run_in_container(image: str, config: CheckRunConfig, judge: Path, workspace: Path,
+                      timeout_s: float) -> str | Exception:
+    """The runner's stdout, or the reason it produced none (every check then fails, flagged)."""
     sandbox_config = SandboxConfig(image=image, network="none", cpus=config.cpus, memory_mb=config.memory_mb,
                                    lifetime_seconds=config.lifetime_seconds,
                                    labels={"clawmark.role": "checks", **config.labels})

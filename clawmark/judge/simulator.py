@@ -70,12 +70,15 @@ def simulate(task: ClosedLoopTask, view: FirewallView, visible: Evidence, chat: 
                 {"role": "user", "content": [{"type": "text", "text": request_text(task, view, visible, anchors,
                                                                                   snapshot)},
                                              *visible.image_parts()]}]
-    repair = lambda why: f"{anchors}\nSIMULATOR REPAIR\nYour reply was not valid: {why}\nAnswer with only the JSON object."  # noqa: E731
     try:
-        reply, outputs = ask_with_repair(chat, messages, parse_reply, repair)
+        reply, outputs = ask_with_repair(chat, messages, parse_reply, lambda why: repair_text(anchors, why))
     except ReplyInvalid as exc:
         raise SimulatorFailed(f"user simulator of {task.task_id} turn {turn}: {exc}", exc.raw_outputs) from None
     return SimulatorOutput(**reply.model_dump(), flags=language_flags(reply, task.language), raw_outputs=outputs)
+
+
+def repair_text(anchors: str, reason: str) -> str:
+    return f"{anchors}\nSIMULATOR REPAIR\nYour reply was not valid: {reason}\nAnswer with only the JSON object."
 
 
 def parse_reply(text: str) -> SimulatorReply:
