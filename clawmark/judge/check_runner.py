@@ -27,6 +27,15 @@ class CheckCrashed(Exception):
     """The check itself could not be evaluated."""
 
 
+def artifact(ws, relative):
+    """WORKSPACE/relative, refused when it resolves outside WORKSPACE (a link to the references)."""
+    path = os.path.join(ws, relative)
+    real, root = os.path.realpath(path), os.path.realpath(ws)
+    if os.path.commonpath([real, root]) != root:
+        raise CheckFailed("%s leaves the workspace" % relative)
+    return path
+
+
 def read_text(path):
     if not os.path.isfile(path):
         raise CheckFailed("file missing: %s" % path)
@@ -67,14 +76,14 @@ def short(value):
 
 
 def run_file_exists(check, ws, judge):
-    path = os.path.join(ws, check["path"])
+    path = artifact(ws, check["path"])
     if not os.path.exists(path):
         raise CheckFailed("missing: %s" % check["path"])
     return "exists (%d bytes)" % os.path.getsize(path) if os.path.isfile(path) else "exists (folder)"
 
 
 def run_json_keys(check, ws, judge):
-    value = at_pointer(load_json(os.path.join(ws, check["path"])), check.get("pointer"), check["path"])
+    value = at_pointer(load_json(artifact(ws, check["path"])), check.get("pointer"), check["path"])
     if not isinstance(value, dict):
         raise CheckFailed("%s is not a JSON object" % check["path"])
     missing = [k for k in check["keys"] if k not in value]
@@ -84,7 +93,7 @@ def run_json_keys(check, ws, judge):
 
 
 def run_csv_columns(check, ws, judge):
-    rows = csv.reader(read_text(os.path.join(ws, check["path"])).lstrip("\ufeff").splitlines())
+    rows = csv.reader(read_text(artifact(ws, check["path"])).lstrip("\ufeff").splitlines())
     header = [cell.strip() for cell in next(rows, [])]
     missing = [c for c in check["columns"] if c not in header]
     if missing:
@@ -93,7 +102,7 @@ def run_csv_columns(check, ws, judge):
 
 
 def run_equals_reference(check, ws, judge):
-    got = at_pointer(load_json(os.path.join(ws, check["path"])), check.get("pointer"), check["path"])
+    got = at_pointer(load_json(artifact(ws, check["path"])), check.get("pointer"), check["path"])
     want = at_pointer(load_json(os.path.join(judge, check["reference"])), check.get("reference_pointer"),
                       check["reference"])
     if isinstance(want, (int, float)) and not isinstance(want, bool):
@@ -106,13 +115,13 @@ def run_equals_reference(check, ws, judge):
 
 
 def run_regex(check, ws, judge):
-    if not re.search(check["pattern"], read_text(os.path.join(ws, check["path"])), re.MULTILINE):
+    if not re.search(check["pattern"], read_text(artifact(ws, check["path"])), re.MULTILINE):
         raise CheckFailed("pattern not found in %s" % check["path"])
     return "pattern found"
 
 
 def run_number(check, ws, judge):
-    path = os.path.join(ws, check["path"])
+    path = artifact(ws, check["path"])
     raw = at_pointer(load_json(path), check["pointer"], check["path"]) if check.get("pointer") else read_text(path)
     got = as_number(raw, check["path"])
     if abs(got - check["value"]) > check.get("tolerance", 0.0):

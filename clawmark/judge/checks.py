@@ -10,6 +10,7 @@ raises the runtime's typed errors: that is an infra error, not a check result.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -81,10 +82,15 @@ def _stage_judge(folder: Path, task: ClosedLoopTask, checks: ChecksFile) -> Path
 def _stage_results(folder: Path, artifacts_dir: Path) -> Path:
     target = folder / "results"
     if artifacts_dir.is_dir():
-        shutil.copytree(artifacts_dir, target, symlinks=True)
+        shutil.copytree(artifacts_dir, target, ignore=_symlinks)
     else:
         target.mkdir(parents=True)
     return folder
+
+
+def _symlinks(folder: str, names: list[str]) -> list[str]:
+    """Links are dropped: one could point a checked artifact at the hidden references."""
+    return [n for n in names if os.path.islink(os.path.join(folder, n))]
 
 
 def _deadline(checks: ChecksFile) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -116,9 +117,12 @@ def head_tail(text: str, head: int, tail: int) -> tuple[str, bool]:
 
 
 def _result_files(results_dir: Path | None) -> list[Path]:
+    """Regular files under the folder; symlinks are neither followed nor listed (they could
+    point at host files)."""
     if results_dir is None or not results_dir.is_dir():
         return []
-    return sorted(p for p in results_dir.rglob("*") if p.is_file() and not p.is_symlink())
+    found = [Path(top) / name for top, _dirs, names in os.walk(results_dir) for name in names]
+    return sorted(p for p in found if p.is_file() and not p.is_symlink())
 
 
 def _describe_files(root: Path, paths: list[Path], limits: EvidenceLimits) -> list[EvidenceFile]:

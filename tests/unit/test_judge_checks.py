@@ -131,3 +131,21 @@ def test_advisory_and_unattached_checks_only_cap(tmp_path):
     assert (fine.final, fine.covered_share) == (0.8, 0.0)
     assert final_score(task.rubric, task.checks, results_for(notes=True, loose=False), 0.8).final == 0.5
     assert not math.isnan(fine.final)
+
+
+def test_an_artifact_linked_to_the_references_is_refused(tmp_path):
+    checks = [{"id": "ref", "kind": "equals_reference", "path": "results/summary.json", "pointer": "total",
+               "reference": "references/answer.json", "reference_pointer": "total"}]
+    (tmp_path / "ws" / "results").mkdir(parents=True)
+    (tmp_path / "ws" / "results" / "summary.json").symlink_to(tmp_path / "judge" / "references" / "answer.json")
+    results = run_runner(tmp_path, checks, {}, {"answer.json": '{"total": 1}'})
+    assert (results["ref"]["passed"], results["ref"]["detail"]) == (False, "results/summary.json leaves the workspace")
+
+
+def test_staging_drops_links(tmp_path):
+    from clawmark.judge.checks import _stage_results
+
+    artifacts = write_results(tmp_path / "art", {"a.txt": "A"})
+    (artifacts / "secret").symlink_to("/etc/hostname")
+    staged = _stage_results(tmp_path / "stage", artifacts)
+    assert sorted(p.name for p in (staged / "results").iterdir()) == ["a.txt"]

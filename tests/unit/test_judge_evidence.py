@@ -59,3 +59,12 @@ def test_missing_results_folder_is_empty_evidence(tmp_path):
     evidence = Evidence.from_attempt([], tmp_path / "absent")
     assert (evidence.files, evidence.images, evidence.transcript) == ([], [], "")
     assert "(empty)" in evidence.render_text()
+
+
+def test_links_in_the_results_folder_are_not_followed(tmp_path):
+    outside = write_results(tmp_path / "host", {"private.txt": "host secret"})
+    results = write_results(tmp_path / "results", {"ok.txt": "fine"})
+    (results / "dir_link").symlink_to(outside, target_is_directory=True)
+    (results / "file_link.txt").symlink_to(outside / "private.txt")
+    evidence = Evidence.from_attempt([], results)
+    assert [f.path for f in evidence.files] == ["ok.txt"] and "host secret" not in evidence.render_text()
