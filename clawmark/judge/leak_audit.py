@@ -1,6 +1,7 @@
 """Leak audit of the follow-up channel: does a message to the executor carry hidden material?
 
-Flags (each `kind: evidence`), none of which counts when the same thing is in the public task:
+Flags (each `kind: evidence`), none of which counts when the same thing is in the public task
+(or in the visible text the caller passes):
 - `rubric_ngram` / `reference_ngram`: a run of WORD_N words (Latin text, case-folded) or CHAR_N
   CJK characters shared with eval_rule.md or another reference file;
 - `reference_name`: the file name of a hidden reference (e.g. `answer_key.json`);
@@ -28,9 +29,10 @@ JUDGE_WORDS = ("score", "scored", "scoring", "rubric", "checkpoint", "supervisor
                "evaluator", "eval_rule", "hidden reference", "评分", "分数", "得分", "评分标准", "检查点", "评审", "监督")
 
 
-def audit_followup(text: str, task: ClosedLoopTask) -> list[str]:
-    """Leak flags of one follow-up message (empty: nothing hidden found)."""
-    public = public_text(task)
+def audit_followup(text: str, task: ClosedLoopTask, *, visible: str = "") -> list[str]:
+    """Leak flags of one follow-up message (empty: nothing hidden found). `visible` (e.g. the
+    executor's transcript) counts as public too: repeating the executor's own words leaks nothing."""
+    public = public_text(task) + "\n" + visible
     flags: list[str] = []
     for label, hidden in hidden_texts(task):
         flags += [f"{label}: {gram!r}" for gram in shared_ngrams(text, hidden, public)[:MAX_FLAGS_PER_KIND]]

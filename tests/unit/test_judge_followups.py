@@ -56,6 +56,8 @@ def test_leak_audit_catches_a_follow_up_quoting_the_rubric(tmp_path):
     leak = "Hmm, the grand total must equal the sum of every invoice line in the ledger, can you redo it?"
     flags = audit_followup(leak, task)
     assert flags == ["rubric_ngram: 'the grand total must equal the sum of every invoice line in the ledger'"]
+    said_before = "[assistant] I made sure the grand total must equal the sum of every invoice line in the ledger."
+    assert audit_followup(leak, task, visible=said_before) == []
 
 
 def test_leak_audit_names_references_checks_and_scores(tmp_path):
