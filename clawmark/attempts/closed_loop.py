@@ -45,6 +45,8 @@ class ClosedLoopAttemptConfig(BaseModel):
     network_policy: Literal["none", "registries-only", "full"] = "full"
     snapshot: bool = Field(False, description="Run the task's task_snapshot text with *_snapshot.json sources.")
     base_skills: list[Path] = Field(default_factory=list, description="Skill folders installed for every task.")
+    service_timeout_s: float = Field(1200.0, gt=0, description="Deadline of one oneshot service.")
+    service_ready_s: float = Field(20.0, gt=0, description="How long a background service may take to listen.")
     turn_timeout_s: float | None = Field(None, gt=0, description="Override of the task's timeout_seconds.")
     total_timeout_s: float | None = Field(None, gt=0, description="Override of the task's max_total_seconds.")
     judge_budget_usd: float = Field(2.0, ge=0, description="Spend cap of supervisor + simulator, on top of the claw's.")
@@ -126,7 +128,8 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
 def _saved_config(task: Any, claw: ClawAdapter, models: dict[str, str], seed: int,
                   config: ClosedLoopAttemptConfig) -> dict[str, Any]:
     return {"task_id": task.task_id, "task_file": str(task.task_file), "claw": claw.settings(),
-            "models": models, "seed": seed, "protocol": config.model_dump(mode="json")}
+            "models": models, "seed": seed, "protocol": config.model_dump(mode="json"),
+            "task_warnings": list(getattr(task, "warnings", []))}  # what the catalog could not extract
 
 
 def _row(fields: dict[str, Any], outcome: LoopOutcome, attempt_id: str, layout: AttemptLayout,

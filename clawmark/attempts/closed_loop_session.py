@@ -82,7 +82,8 @@ class ClosedLoopSession:
 
         labels = {"clawmark.attempt": self.attempt_id, "clawmark.claw": self.claw.name}
         return TaskEnvConfig(image=self.config.image, network_policy=self.config.network_policy, snapshot=self.config.snapshot,
-                             base_skills=self.config.base_skills, labels=labels)
+                             base_skills=self.config.base_skills, service_timeout_s=self.config.service_timeout_s,
+                             service_ready_s=self.config.service_ready_s, labels=labels)
 
     def _environment(self, ctx: ClawContext) -> Any:
         from clawmark.taskenv import TaskEnv
