@@ -5,8 +5,10 @@ Combination rule (let W be the rubric's total checkpoint weight, normally 1.0):
 1. A checkpoint is *covered* when checks.yaml names it in at least one check and does not list
    it as `advisory` (ChecksFile.covered). Its weight w counts in code: w if every one of its
    checks passed, else 0 (a check without a result counts as failed). code = Σ those, over W.
-2. The supervisor's score s (0..1, a whole-task judgement) is rescaled onto the weight the
-   checks do not cover: supervisor_part = s × (W − covered weight) / W.
+2. The supervisor's score s (0..1) rates the checkpoints the checks do not cover, as a fraction
+   of their weight (its prompt says so), and is rescaled onto that weight:
+   supervisor_part = s × (W − covered weight) / W. Without covered checkpoints s is the
+   whole-task score.
 3. raw = code + supervisor_part; then every cap whose check failed lowers it:
    final = min(raw, min(max_score of the failed checks' caps)).
 

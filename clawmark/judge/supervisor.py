@@ -31,7 +31,7 @@ SCHEMA = {
     "verdict": "pass | continue | fail",
     "attempt_state": "in_progress | incomplete | complete_but_failed | complete_and_passed | terminal_failure",
     "recoverable": "true | false (could a follow-up from the user still fix it?)",
-    "score": "number 0..1 (whole task, by the rubric's weighted checkpoints and caps)",
+    "score": "number 0..1 (by the rubric's weighted checkpoints and caps; see 'How your score is used')",
     "confidence": "low | medium | high",
     "rationale": "string, at most 2000 characters",
     "missing_artifacts": "list of at most 10 strings of at most 200 characters",
@@ -112,8 +112,24 @@ def request_text(task: ClosedLoopTask, evidence: Evidence, checks: list[CheckRes
         f"## Hidden rubric (references/eval_rule.md)\n{task.rubric.raw_text}",
         f"## Hidden reference files\n{reference_texts(task)}",
         f"## Executable check results (computed in code: follow them)\n{render_checks(checks)}",
+        f"## How your score is used\n{scoring_note(task)}",
         evidence.render_text(),
     ])
+
+
+def scoring_note(task: ClosedLoopTask) -> str:
+    """What `score` must rate: the checkpoints code does not score (scoring.py's rule)."""
+    covered = task.checks.covered(task.rubric) if task.checks else []
+    rest = [c.id for c in task.rubric.checkpoints if c.id not in {k.id for k in covered}]
+    if not covered:
+        return "Your score is the whole task's score by the rubric's checkpoints and caps."
+    if not rest:
+        return ("Every checkpoint is scored in code from the checks; give your overall view as score "
+                "(it does not change the final score). Caps tied to failed checks are applied in code.")
+    names = ", ".join(c.id for c in covered)
+    return (f"Checkpoints {names} are scored in code from the checks. Your score rates only the other "
+            f"checkpoints ({', '.join(rest)}), as a fraction 0..1 of their weight; the final score adds both "
+            f"in code, then applies the caps of failed checks.")
 
 
 def render_checks(checks: list[CheckResult]) -> str:

@@ -149,3 +149,12 @@ def test_staging_drops_links(tmp_path):
     (artifacts / "secret").symlink_to("/etc/hostname")
     staged = _stage_results(tmp_path / "stage", artifacts)
     assert sorted(p.name for p in (staged / "results").iterdir()) == ["a.txt"]
+
+
+def test_the_supervisor_is_told_what_its_score_rates(tmp_path):
+    from clawmark.judge.supervisor import scoring_note
+
+    assert scoring_note(write_task(tmp_path / "a", checks=None)).startswith("Your score is the whole task's score")
+    every = {"checks": [{"id": f"k{i}", "checkpoint": f"C{i}", "kind": "file_exists", "path": "results/x"}
+                        for i in (1, 2, 3)]}
+    assert scoring_note(write_task(tmp_path / "b", checks=every)).startswith("Every checkpoint is scored in code")
