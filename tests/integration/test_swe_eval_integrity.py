@@ -1,0 +1,133 @@
+"""A patch cannot buy its way out of the denominator: through the real evaluator in a container,
+every way a patch can break its own evaluation ends resolved=False with its reason and stays in
+pass@1, while a container the host kills mid-evaluation stays an excluded, rerunnable error.
+
+The patches add a Go test file to a bundled Go instance (go test runs files in name order, so
+`aaa_*_test.go` runs before the real tests and `go test -v` prints straight to the log)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+from analysis.metrics import pass_at_1
+from clawmark.attempts.grading import patch_outcome
+from clawmark.catalog import load_instances
+from clawmark.results.synthetic import example_row
+from clawmark.settings import TASKS_CATALOG
+from clawmark.sweeps.plan import RERUNNABLE_ERROR_KINDS
+from clawmark.swe.evaluate import EvalConfig, EvalStatus, evaluate_prediction
+
+pytestmark = pytest.mark.docker
+GO = next(i for i in load_instances(TASKS_CATALOG / "swe" / "instances.jsonl") if i.instance_id.endswith("envfile-go-1"))
+QUICK = EvalConfig(reuse_reports=False, timeout_s=120)
+ALL_TESTS = [*GO.FAIL_TO_PASS, *GO.PASS_TO_PASS]
+
+
+def go_test_file(name: str, imports: list[str], body: str) -> str:
+    """A diff adding `aaa_<name>_test.go` with one test function whose body is `body`."""
+    lines = ["package envfile", "", "import (", *[f'\t"{module}"' for module in imports], ")", "",
+             f"func TestAaa{name.title()}(t *testing.T) {{", *[f"\t{line}" for line in body.splitlines()], "}"]
+    path = f"aaa_{name}_test.go"
+    return (f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+            f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines))
+
+
+def printing(name: str, lines: list[str]) -> str:
+    return go_test_file(name, ["fmt", "testing"], "\n".join(f"fmt.Println({json.dumps(line)})" for line in lines))
+
+
+def counted(outcome) -> pd.Series:
+    """pass@1 of a table holding this outcome's row and one resolved row of another task."""
+    rows = [_row("other-task", patch_outcome(_resolved())), _row(GO.instance_id, patch_outcome(outcome))]
+    frame = pd.DataFrame([row.model_dump() for row in rows])
+    return pass_at_1(frame, n_boot=50).iloc[0]
+
+
+def _row(task_id: str, outcome):
+    return example_row(track="patch", task_id=task_id, status=outcome.status, score=math.nan,
+                       error_kind=outcome.error_kind, failure_reason=outcome.failure_reason,
+                       network_policy=outcome.network_policy)
+
+
+def _resolved():
+    from clawmark.swe.evaluate import EvalOutcome
+
+    return EvalOutcome(instance_id="other-task", status=EvalStatus.RESOLVED, resolution="RESOLVED_FULL")
+
+
+def assert_measured_failure(outcome, status: EvalStatus, reason: str) -> None:
+    assert (outcome.status, outcome.failure_reason) == (status, reason), (outcome.detail, outcome.log_path and outcome.log_path.read_text()[-2000:])
+    row = _row(GO.instance_id, patch_outcome(outcome))
+    assert row.resolved is False and row.error_kind.value not in RERUNNABLE_ERROR_KINDS
+    line = counted(outcome)
+    assert (line["pass_at_1"], line["trials"], line["errors"]) == (0.5, 2, 0)  # in the denominator
+
+
+def test_patch_printing_tests_errored_is_a_measured_failure(tmp_path, docker_client):
+    outcome = evaluate_prediction(GO, GO.patch + printing("errored", [">>>>> Tests Errored"]), tmp_path, QUICK)
+    assert_measured_failure(outcome, EvalStatus.NO_RESULT, "tests_errored")
+
+
+def test_marker_text_in_the_patch_itself_is_never_read_as_a_verdict(tmp_path, docker_client):
+    header = "@@ -1,4 +1,5 @@\n"  # the gold patch's first hunk: two comment lines more
+    assert header in GO.patch
+    commented = GO.patch.replace(header, "@@ -1,4 +1,7 @@\n+// >>>>> Tests Errored\n+// >>>>> End Test Output\n", 1)
+    outcome = evaluate_prediction(GO, commented, tmp_path, QUICK)
+    assert outcome.status is EvalStatus.RESOLVED, outcome.detail
+    assert ">>>>> Tests Errored" in outcome.log_path.read_text().split(">>>>> Start Test Output [")[0]
+
+
+def test_forged_passing_block_end_marker_and_exit_line_are_graded_on_the_real_output(tmp_path, docker_client):
+    forged = [f"--- PASS: {name} (0.00s)" for name in ALL_TESTS]
+    forged += ["+ : '>>>>> End Test Output'", ">>>>> Test Exit Code: 0", "clawmark:test_exit_code=0"]
+    outcome = evaluate_prediction(GO, printing("forged", forged), tmp_path, QUICK)  # no fix: the real tests fail
+    assert outcome.report[GO.instance_id]["tests_status"]["FAIL_TO_PASS"]["failure"] == GO.FAIL_TO_PASS
+    assert_measured_failure(outcome, EvalStatus.UNRESOLVED, "forged_markers")
+
+
+def test_tests_sleeping_past_the_deadline_are_a_measured_failure(tmp_path, docker_client):
+    sleeper = go_test_file("sleep", ["testing", "time"], "time.Sleep(10 * time.Minute)")
+    outcome = evaluate_prediction(GO, GO.patch + sleeper, tmp_path, EvalConfig(reuse_reports=False, timeout_s=20))
+    assert_measured_failure(outcome, EvalStatus.EVAL_TIMEOUT, "tests_timeout")
+
+
+def test_a_patch_printing_100_mb_is_an_output_flood_not_a_crash(tmp_path, docker_client):
+    flood = go_test_file("flood", ["bufio", "os", "strings", "testing"],
+                         'out := bufio.NewWriterSize(os.Stdout, 1<<20)\nline := strings.Repeat("x", 1023) + "\\n"\n'
+                         "for i := 0; i < 100*1024; i++ {\n\tout.WriteString(line)\n}\nout.Flush()")
+    outcome = evaluate_prediction(GO, GO.patch + flood, tmp_path, EvalConfig(reuse_reports=False, timeout_s=300))
+    assert_measured_failure(outcome, EvalStatus.OUTPUT_FLOOD, "output_flood")
+    assert "over the" in outcome.detail and outcome.log_path.stat().st_size < 1_000_000
+
+
+def test_container_killed_by_the_host_mid_evaluation_is_an_excluded_rerunnable_error(tmp_path, docker_client):
+    sleeper = go_test_file("sleep", ["testing", "time"], "time.Sleep(10 * time.Minute)")
+    killer = threading.Thread(target=_kill_when_tests_run, args=(docker_client,), daemon=True)
+    killer.start()
+    outcome = evaluate_prediction(GO, GO.patch + sleeper, tmp_path, EvalConfig(reuse_reports=False, timeout_s=600))
+    killer.join(timeout=60)
+    assert (outcome.status, outcome.failure_reason) == (EvalStatus.INFRA_ERROR, "container_gone"), outcome.detail
+    row = _row(GO.instance_id, patch_outcome(outcome))
+    assert row.resolved is None and row.error_kind.value in RERUNNABLE_ERROR_KINDS
+    line = counted(outcome)
+    assert (line["pass_at_1"], line["trials"], line["errors"]) == (1.0, 1, 1)  # out of the denominator
+
+
+def _kill_when_tests_run(client, patience_s: float = 300) -> None:
+    """Kill this process's evaluation container once its test region has started (docker SDK,
+    as the host would; other engineers' containers carry another owner pid)."""
+    labels = [f"clawmark.owner_pid={os.getpid()}", "clawmark.role=swe-eval"]
+    stop = time.monotonic() + patience_s  # a generous bound on waiting for the container, not a speed claim
+    while time.monotonic() < stop:
+        for container in client.containers.list(filters={"label": labels}):
+            if container.exec_run(["test", "-f", "/tmp/clawmark-eval/tests.txt"]).exit_code == 0:
+                container.kill()
+                return
+        time.sleep(0.5)
