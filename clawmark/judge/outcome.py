@@ -76,7 +76,7 @@ def completion_gate(turn: TurnResult, *, pending_tool_call: bool = False, global
         return TurnGate(complete=False, reason="global_timeout")
     if turn.timeout:
         return TurnGate(complete=False, reason="timeout")
-    if turn.finish_reason != "stop" or turn.error:
+    if turn.finish_reason != "stop" or turn.error or not turn.success:
         return TurnGate(complete=False, reason=_GATE_REASON.get(turn.finish_reason, "error"))
     if pending_tool_call:
         return TurnGate(complete=False, reason="pending_tool_call")

@@ -8,6 +8,7 @@ import pytest
 
 from clawmark.claws.base import TurnResult
 from clawmark.gateway.errors import BudgetExceeded, RateLimited, UpstreamUnavailable
+from clawmark.judge.checks import CheckResult
 from clawmark.judge.decision import Decision
 from clawmark.judge.outcome import (Cycle, TurnGate, completion_gate, error_status, next_action, resolve_outcome,
                                     turn_error_status)
@@ -38,6 +39,7 @@ def cycle(turn: int, verdict: str | None, score: float = 0.0, **kw) -> Cycle:
     (TurnResult(success=False, timeout=True, finish_reason="timeout"), {}, "timeout"),
     (TurnResult(success=True), {"global_timeout": True}, "global_timeout"),
     (TurnResult(success=False, finish_reason="error", error="boom"), {}, "error"),
+    (TurnResult(success=False), {}, "error"),
 ])
 def test_completion_gate(turn, kw, reason):
     gate = completion_gate(turn, **kw)
@@ -82,6 +84,11 @@ def test_outcome_best_score_and_turn(tmp_path):
     assert (outcome.status, outcome.passed, outcome.score, outcome.best_turn) == (
         Status.BUDGET_EXHAUSTED, True, 0.92, 2)
     assert (outcome.turn_scores, outcome.turns, outcome.error_kind) == ([0.4, 0.92, 0.7], 3, ErrorKind.BUDGET)
+    assert (outcome.checks_passed, outcome.checks_total) == (None, None)
+    cycles[1].checks = [CheckResult(id="a", passed=True), CheckResult(id="b", passed=False)]
+    cycles[2].leak_flags = ["score_number: '0.7'"]
+    outcome = resolve_outcome(cycles, task)
+    assert (outcome.checks_passed, outcome.checks_total, outcome.leak_flags) == (1, 2, ["score_number: '0.7'"])
 
 
 def test_pass_on_a_cut_turn_counts_and_a_pass_under_threshold_is_a_fail(tmp_path):
