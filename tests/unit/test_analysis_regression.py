@@ -32,3 +32,24 @@ def test_more_errors_are_reported_apart():
 
 def test_no_baseline_means_nothing_to_report():
     assert regressions(_night([]).iloc[:0], _night([True])) == []
+
+
+def test_compare_nights_pairs_cells_and_names_the_test():
+    from analysis.regression import compare_nights, drop_p_value, evidence_markdown
+
+    before, after = _night([True] * 6 + [False]), _night([False] * 5 + [True] * 2)
+    result = compare_nights(before, after)
+    (row,) = result.configs.itertuples(index=False)
+    # t0..t4 drop, t5 stays, t6 gains: P(X >= 5 | n = 6) = (6 + 1) / 64
+    assert (row.shared, row.drops, row.gains) == (7, 5, 1)
+    assert row.p_value == drop_p_value(5, 1) == 7 / 64 and not row.regression
+    assert sorted(result.changed["task_id"]) == ["t0", "t1", "t2", "t3", "t4", "t6"]
+    text = evidence_markdown(result, "night-1", "night-2")
+    assert "sign test" in text and "| ref | m | t6 | fail → pass |" in text
+
+
+def test_five_drops_and_no_gain_is_significant():
+    from analysis.regression import compare_nights
+
+    result = compare_nights(_night([True] * 5), _night([False] * 5))
+    assert result.configs["regression"].tolist() == [True]  # p = 1/32
