@@ -131,13 +131,19 @@ def _describe_files(root: Path, paths: list[Path], limits: EvidenceLimits) -> li
         kind = _kind(path)
         entry = EvidenceFile(path=path.relative_to(root).as_posix(), size=path.stat().st_size, kind=kind)
         if kind == "text" and budget > 0:
-            text = path.read_text(encoding="utf-8", errors="replace")
             limit = min(limits.file_chars, budget)
+            text = _head(path, limit)
             entry.truncated = len(text) > limit
             entry.text = text[:limit] + (FILE_CUT_MARK.format(n=limit) if entry.truncated else "")
             budget -= min(len(text), limit)
         described.append(entry)
     return described
+
+
+def _head(path: Path, chars: int) -> str:
+    """At most chars + 1 characters from the start (enough to tell a cut), never the whole file."""
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        return handle.read(chars + 1)
 
 
 def _kind(path: Path) -> Literal["text", "image", "binary"]:

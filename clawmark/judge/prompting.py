@@ -13,6 +13,7 @@ from clawmark.judge.chat import ChatFn
 T = TypeVar("T")
 REFERENCE_FILE_CHARS = 20_000
 REFERENCE_TOTAL_CHARS = 60_000
+MAX_TEXT_BYTES = 2**20
 SKIPPED_REFERENCES = {"eval_rule.md", "checks.yaml"}
 
 
@@ -64,12 +65,13 @@ def hidden_files(task: ClosedLoopTask) -> list[Path]:
     return sorted(p for p in found if p.is_file())
 
 
-def read_text_or_none(path: Path) -> str | None:
-    """The file as UTF-8 text, or None for binary files."""
-    data = path.read_bytes()
+def read_text_or_none(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> str | None:
+    """The file's first `max_bytes` as UTF-8 text, or None for binary files."""
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes)
     if b"\0" in data[:8192]:
         return None
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    except UnicodeDecodeError as exc:
+        return data[: exc.start].decode("utf-8") if exc.start > len(data) - 4 else None
