@@ -29,10 +29,6 @@ class PathEscapeError(CatalogError):
     """A declared resource path leaves its task package (absolute, `..`, or a symlink out)."""
 
 
-class RubricNotFound(CatalogError):
-    """An eval_rule.md in which no weighted checkpoint rubric could be located."""
-
-
 class UnknownTask(CatalogError):
     """A suite names a task or instance id the catalog does not hold."""
 

@@ -57,10 +57,47 @@ def test_bundled_catalog_covers_every_capability_in_both_languages() -> None:
     covered = {(t.language, t.capability) for t in tasks if t.layout == "folder"}
     assert len(covered) == 10
     assert sum(t.layout == "uniclaw" for t in tasks) >= 2
-    assert all(abs(t.rubric.total_weight - 1.0) < 1e-6 and t.rubric.caps for t in tasks)
+    assert all(abs(t.rubric.total_weight - 1.0) < 1e-6 and t.rubric.caps and not t.warnings for t in tasks)
+    assert all(len(t.rubric.sections) >= 9 and t.checks is not None for t in tasks)  # title + nine sections
     assert any(t.spec.task_snapshot for t in tasks) and any(t.services for t in tasks)
     assert any(s.spec.oneshot for t in tasks for s in t.services)
     assert all((d / "SKILL.md").is_file() for t in tasks for d in t.skill_dirs.values())
+
+
+def test_bundled_suite_has_the_pieces_real_tasks_have() -> None:
+    """A skill that ships a script, an HTTP API, a FIFO game, a seeded SQLite store, a oneshot
+    seeder, and a real PNG, each in some task; the PNGs are redrawn byte-identical by their script."""
+    tasks = {t.task_id: t for t in load_tasks(TASKS_CATALOG / "closed_loop")}
+    service_text = {t.task_id: " ".join(p.read_text() for s in t.services for p in s.folder.glob("*.py"))
+                    for t in tasks.values()}
+    assert all(any(d.glob("*.py")) for t in tasks.values() for d in t.skill_dirs.values())
+    assert {"en_101_sales_total", "zh_201_invoice_sum", "zh_205_inbox_digest"} <= {
+        i for i, t in tasks.items() if t.skill_dirs}
+    assert "ThreadingHTTPServer" in service_text["en_105_ticket_sync"] + service_text["zh_205_inbox_digest"]
+    assert "os.mkfifo" in service_text["en_102_find_port"]
+    assert "sqlite3.connect" in service_text["zh_202_error_code"]
+    assert all(s.spec.oneshot for s in tasks["zh_202_error_code"].services)
+    for task_id, image, script in [("en_104_chart_peak", "monthly_revenue.png", "make_chart.py"),
+                                   ("zh_204_pie_share", "channels.png", "make_pie.py")]:
+        package = tasks[task_id].package_dir
+        assert (package / "sources" / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"sources/{image}" in tasks[task_id].spec.sources
+
+
+def test_generated_sources_are_reproducible(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    for task_id, image, script in [("en_104_chart_peak", "monthly_revenue.png", "make_chart.py"),
+                                   ("zh_204_pie_share", "channels.png", "make_pie.py"),
+                                   ("en_103_meeting_decision", "standups.md", "make_standups.py")]:
+        package = TASKS_CATALOG / "closed_loop" / task_id
+        work = tmp_path / task_id
+        (work / "sources").mkdir(parents=True)
+        shutil.copy(package / "references" / script, work / script)
+        subprocess.run([sys.executable, script], cwd=work, check=True, timeout=60)
+        assert (work / "sources" / image).read_bytes() == (package / "sources" / image).read_bytes()
 
 
 def test_both_layouts_load_into_equal_models(tmp_path: Path) -> None:
