@@ -25,44 +25,46 @@ class CycleRunner:
     def __init__(self, session: Any, ctx: Any, env: Any):
         self.s, self.ctx, self.env = session, ctx, env
         spec, config = session.task.spec, session.config
-        self.max_turns = 1 + spec.codex.max_user_followups
+        self.followups = spec.codex.max_user_followups
         self.turn_limit = float(config.turn_timeout_s or spec.timeout_seconds)
         self.total_limit = float(config.total_timeout_s or spec.max_total_seconds)
         self.executor_s = 0.0  # executor turns only: judges and set-up do not count
         self.records: list[CycleRecord] = []
+
+    @property
+    def max_turns(self) -> int:
+        return 1 + self.followups
 
     def run(self) -> LoopOutcome:
         message = self.s.task.prompt(self.s.config.snapshot)
         for turn in range(self.max_turns):
             record = self.cycle(turn, message)
             self.records.append(record)
-            if not record.stop and self.executor_s >= self.total_limit:
-                record.stop, record.stop_reason = True, "global_timeout"
-            if record.stop:
+            if record.stop is not None:
                 break
-            message = record.feedback
-        return resolve(self.records, self.s.task, self.max_turns)
+            message = record.cycle.feedback
+        return resolve(self.records, self.s.task)
 
     def cycle(self, turn: int, message: str) -> CycleRecord:
         folder = self.s.layout.cycle(turn)
         (folder / "prompt.txt").write_text(message, encoding="utf-8")
-        record = CycleRecord(turn=turn)
         remaining = self.total_limit - self.executor_s
-        limit = min(self.turn_limit, remaining)
         try:
-            result = self._executor_turn(turn, message, limit, folder)
-        except infra_exceptions() as exc:
-            return record.stopped_by_error("claw", exc)
-        record.note_turn(result, global_cut=result.timeout and remaining <= self.turn_limit)
+            result = self._executor_turn(turn, message, min(self.turn_limit, remaining), folder)
+        except infra_exceptions() as exc:  # container gone, claw could not be driven
+            record = CycleRecord.start(turn, None, global_cut=False)
+            record.fail_with(Status.INFRA_ERROR, f"claw: {type(exc).__name__}: {exc}", type(exc).__name__)
+            return self._decided(record)
+        record = CycleRecord.start(turn, result, global_cut=result.timeout and remaining <= self.turn_limit)
+        record.cycle.time_left = self.executor_s < self.total_limit
         if (failure := self._provider_failure(result)) is not None:
-            return record.stopped_by_provider(*failure)
+            return self._decided(record.fail_with(*failure, "provider"))
         with self.s.clock.phase("judge"):
-            try:
-                self._judge(record, folder)
-            except infra_exceptions() as exc:  # check container, engine
-                return record.stopped_by_error("judge", exc)
-            except ModelError as exc:  # a judging role's provider failed: not the claw's doing
-                return record.stopped_by_error("judge", exc, model_error_status(exc.kind) or Status.INFRA_ERROR)
+            self._judge(record, folder)
+        return self._decided(record)
+
+    def _decided(self, record: CycleRecord) -> CycleRecord:
+        record.decide(followups_left=self.followups - (record.cycle.turn - 1))
         return record
 
     def _executor_turn(self, turn: int, message: str, limit: float, folder: Path) -> TurnResult:
@@ -77,18 +79,24 @@ class CycleRunner:
         claw.backup_session(ctx, folder / "transcript")
         return result
 
-    def _provider_failure(self, result: TurnResult) -> tuple[Any, str] | None:
+    def _provider_failure(self, result: TurnResult) -> tuple[Status, str] | None:
+        from clawmark.judge.outcome import turn_error_status
+
         failed = provider_failure(self.s.layout.ledger, "executor")
-        kind = failed.status if failed is not None else result.error_kind
-        status = model_error_status(kind)
+        status = model_error_status(failed.status) if failed is not None else turn_error_status(result)
         if status is None:
             return None
         detail = f"{failed.model}: {failed.error}" if failed is not None else (result.error or "reported by the claw")
-        return status, f"model provider {kind} ({detail})"[:1000]
+        return status, f"model provider {result.error_kind or status} ({detail})"
 
     def _judge(self, record: CycleRecord, folder: Path) -> None:
         from clawmark.attempts.closed_loop_judging import judge_cycle
+        from clawmark.judge.outcome import error_status
 
-        evidence_messages = visible_messages(self.s.claw, folder / "transcript")
-        self.env.snapshot_results(folder / "results")
-        judge_cycle(self.s, record, folder, evidence_messages, max_turns=self.max_turns)
+        try:
+            self.env.snapshot_results(folder / "results")
+            messages = visible_messages(self.s.claw, folder / "transcript")
+            judge_cycle(self.s, record, folder, messages, turns=(record.cycle.turn, self.max_turns),
+                        followups_left=self.followups - (record.cycle.turn - 1))
+        except (*infra_exceptions(), ModelError) as exc:  # check container, engine, a judge's provider
+            record.fail_with(error_status(exc), f"judge: {type(exc).__name__}: {exc}", type(exc).__name__)

@@ -12,59 +12,56 @@ from typing import Any
 
 from clawmark.attempts.closed_loop_record import CycleRecord
 from clawmark.attempts.closed_loop_transcript import write_json
+from clawmark.results.status import Status
 
 
-def judge_cycle(session: Any, record: CycleRecord, folder: Path, messages: list[dict], *, max_turns: int) -> None:
+def judge_cycle(session: Any, record: CycleRecord, folder: Path, messages: list[dict], *,
+                turns: tuple[int, int], followups_left: int) -> None:
+    """Judge executor turn turns[0] (1-based) of turns[1]; fills record.cycle."""
     from clawmark.judge.checks import check_image, run_checks
     from clawmark.judge.evidence import Evidence
     from clawmark.judge.supervisor import SupervisorFailed, judge_turn
 
-    task, turn = session.task, record.turn + 1  # judges count turns from 1
+    task, (turn, max_turns), cycle = session.task, turns, record.cycle
     (folder / "feedback.txt").write_text("", encoding="utf-8")  # replaced when a follow-up is written
-    checks = run_checks(task, folder / "results", check_image())
-    write_json(folder / "checks.json", [c.model_dump() for c in checks])
+    cycle.checks = run_checks(task, folder / "results", check_image())
+    write_json(folder / "checks.json", [c.model_dump() for c in cycle.checks])
     evidence = Evidence.from_attempt(messages, folder / "results")
     try:
-        judgement = judge_turn(task, evidence, checks, role_chat(session, "supervisor"), turn=turn,
+        judgement = judge_turn(task, evidence, cycle.checks, role_chat(session, "supervisor"), turn=turn,
                                max_turns=max_turns, snapshot=session.config.snapshot)
     except SupervisorFailed as exc:
         write_json(folder / "decision.json", {"error": str(exc), "raw_outputs": exc.raw_outputs})
-        record.stopped_by_error("supervisor", exc)
-        record.failure_reason = "supervisor_invalid"
+        record.fail_with(Status.INFRA_ERROR, f"supervisor: {exc}", "supervisor_invalid")
         return
     write_json(folder / "decision.json", judgement.model_dump(mode="json"))
-    decision = judgement.decision
-    record.verdict, record.recoverable, record.score = decision.verdict, decision.recoverable, decision.score
-    record.checks_passed, record.checks_total = sum(c.passed for c in checks), len(checks)
-    turns_left = max_turns - turn
-    if decision.verdict == "continue" and record.gate_ok and turns_left > 0:
-        _follow_up(session, record, folder, decision, evidence, turn, max_turns)
-    if record.error_status is None:
-        record.apply_stop_order(turns_left)
+    cycle.decision = judgement.decision
+    if cycle.decision.verdict == "continue" and cycle.gate.complete and followups_left > 0 and cycle.time_left:
+        _follow_up(session, record, folder, evidence, turn, max_turns)
 
 
-def _follow_up(session: Any, record: CycleRecord, folder: Path, decision: Any, evidence: Any, turn: int,
-               max_turns: int) -> None:
+def _follow_up(session: Any, record: CycleRecord, folder: Path, evidence: Any, turn: int, max_turns: int) -> None:
     from clawmark.judge.firewall import firewall
     from clawmark.judge.leak_audit import audit_followup
     from clawmark.judge.rewriter import rewrite
     from clawmark.judge.simulator import SimulatorFailed, simulate
 
-    task, view = session.task, firewall(decision)
+    task, cycle = session.task, record.cycle
+    view = firewall(cycle.decision)
     try:
         sim = simulate(task, view, evidence, role_chat(session, "user_simulator"), turn=turn,
                        max_turns=max_turns, snapshot=session.config.snapshot)
     except SimulatorFailed as exc:
         write_json(folder / "simulator.json", {"view": view.model_dump(), "error": str(exc),
                                                "raw_outputs": exc.raw_outputs})
-        record.stopped_by_error("simulator", exc)
-        record.failure_reason = "simulator_invalid"
+        record.fail_with(Status.INFRA_ERROR, f"user simulator: {exc}", "simulator_invalid")
         return
     write_json(folder / "simulator.json", {"view": view.model_dump(), "output": sim.model_dump()})
-    record.feedback = rewrite(view, sim, task.language)
-    (folder / "feedback.txt").write_text(record.feedback, encoding="utf-8")
-    record.flags = [*sim.flags, *audit_followup(record.feedback, task)]
-    write_json(folder / "leak.json", record.flags)
+    cycle.feedback = rewrite(view, sim, task.language)
+    (folder / "feedback.txt").write_text(cycle.feedback, encoding="utf-8")
+    # What the executor itself wrote is public: echoing it back leaks nothing.
+    cycle.leak_flags = [*sim.flags, *audit_followup(cycle.feedback, task, visible=evidence.render_text())]
+    write_json(folder / "leak.json", cycle.leak_flags)
 
 
 def role_chat(session: Any, role: str) -> Any:

@@ -1,105 +1,58 @@
-"""What one cycle established, the stop order that reads it, and the attempt's outcome.
-
-Stop order (closed-loop.md), checked after each judged turn: completion gate failed → pass →
-infra / rate-limit error → fail and not recoverable → follow-ups used up → empty feedback →
-else continue. Upstream defect 1 fixed: a pass on a turn the gate calls incomplete stays a pass
-(the supervisor saw the artifacts; the gate only says the claw did not stop cleanly).
-Final score = best supervisor score over the turns; a "pass" under the threshold is a fail.
-"""
+"""What one cycle established, in the judge's terms (`clawmark.judge.outcome.Cycle`: gate,
+decision, error, feedback, checks, leak flags), plus what only the attempt knows (error text,
+a short failure reason); and the attempt's outcome from the judge's stop order and resolution.
+The stop order itself lives in one place: `clawmark.judge.outcome`."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
-from clawmark.results.status import ErrorKind, Status
+from clawmark.results.status import Status
 
 
 class CycleRecord(BaseModel):
-    turn: int
-    gate_ok: bool = True
-    global_cut: bool = False
-    exit_status: str = ""
-    verdict: str | None = None
-    recoverable: bool | None = None
-    score: float = math.nan
-    checks_passed: int = 0
-    checks_total: int = 0
-    feedback: str = ""
-    flags: list[str] = Field(default_factory=list)
-    stop: bool = False
-    stop_reason: str = ""
-    error_status: Status | None = None
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    cycle: Any = Field(description="clawmark.judge.outcome.Cycle of this turn.")
     error_message: str | None = None
     failure_reason: str | None = None
+    stop: Status | None = None  # the stop order's answer; None = send cycle.feedback
 
-    def note_turn(self, result: Any, *, global_cut: bool) -> None:
-        self.exit_status = result.exit_status
-        self.gate_ok = bool(result.success and result.finish_reason == "stop" and not result.timeout)
-        self.global_cut = bool(global_cut)
+    @classmethod
+    def start(cls, turn: int, result: Any | None, *, global_cut: bool) -> CycleRecord:
+        from clawmark.judge.outcome import Cycle, TurnGate, completion_gate
 
-    def stopped_by_error(self, phase: str, exc: BaseException, status: Status = Status.INFRA_ERROR) -> CycleRecord:
-        self.stop, self.stop_reason, self.error_status = True, f"{phase}_error", status
-        self.error_message = f"{phase}: {type(exc).__name__}: {exc}"
-        self.failure_reason = type(exc).__name__
+        if result is None:
+            gate = TurnGate(complete=False, reason="error")
+        else:
+            gate = completion_gate(result, global_timeout=global_cut)
+        return cls(cycle=Cycle(turn=turn + 1, gate=gate))
+
+    def fail_with(self, status: Status, message: str, reason: str) -> CycleRecord:
+        self.cycle.error, self.cycle.error_detail = status, reason
+        self.error_message, self.failure_reason = message[:1000], reason
         return self
 
-    def stopped_by_provider(self, status: Status, message: str) -> CycleRecord:
-        self.stop, self.stop_reason, self.error_status = True, "provider_error", status
-        self.error_message, self.failure_reason = message, "provider"
-        return self
+    def decide(self, followups_left: int) -> Status | None:
+        from clawmark.judge.outcome import next_action
 
-    def apply_stop_order(self, turns_left: int) -> None:
-        """After the decision (and, on continue, the rewritten feedback): stop or go on."""
-        rules = [(not self.gate_ok, "gate_failed"), (self.verdict == "pass", "pass"),
-                 (self.verdict == "fail" and not self.recoverable, "fail"),
-                 (self.verdict != "pass" and turns_left <= 0, "followups_used_up"),
-                 (self.verdict == "continue" and not self.feedback.strip(), "empty_feedback"),
-                 (self.verdict == "fail", "fail")]
-        reason = next((why for hit, why in rules if hit), "")
-        self.stop, self.stop_reason = bool(reason), reason
+        self.stop = next_action(self.cycle, followups_left=followups_left)
+        return self.stop
 
 
-def resolve(records: list[CycleRecord], task: Any, max_turns: int) -> LoopOutcome:
-    threshold = float(task.spec.success_threshold)
-    scores = [r.score for r in records]
-    best = _best_turn(scores)
+def resolve(records: list[CycleRecord], task: Any) -> LoopOutcome:
+    from clawmark.judge.outcome import resolve_outcome
+
     last = records[-1]
-    status = _status(last, records, best, scores, threshold)
-    scored = records[best] if best is not None else last
-    common = dict(threshold=threshold, turns=len(records), followups_used=max(0, len(records) - 1),
-                  turn_scores=scores, checks_passed=scored.checks_passed, checks_total=scored.checks_total,
-                  leak_flags=[f for r in records for f in r.flags], stop_reason=last.stop_reason)
-    if last.error_status is not None:
-        return LoopOutcome(status=last.error_status, error_kind=ErrorKind.INFRA, error_message=last.error_message,
-                           failure_reason=last.failure_reason, **common)
-    score = scores[best] if best is not None else math.nan
-    return LoopOutcome(status=status, score=score, best_turn=best, failure_reason=_reason(status, last), **common)
-
-
-def _best_turn(scores: list[float]) -> int | None:
-    valid = [(s, -i) for i, s in enumerate(scores) if not math.isnan(s)]
-    return -max(valid)[1] if valid else None
-
-
-def _status(last: CycleRecord, records: list[CycleRecord], best: int | None, scores: list[float],
-            threshold: float) -> Status:
-    reached = best is not None and scores[best] >= threshold
-    if last.stop_reason == "global_timeout" or last.global_cut:
-        return Status.GLOBAL_TIMEOUT
-    if any(r.verdict == "pass" for r in records) and reached:
-        return Status.PASS
-    if last.stop_reason == "gate_failed":
-        return Status.EXECUTOR_INCOMPLETE
-    if last.stop_reason == "followups_used_up":
-        return Status.BUDGET_EXHAUSTED
-    return Status.FAIL
-
-
-def _reason(status: Status, last: CycleRecord) -> str | None:
-    if status is Status.PASS:
-        return None
-    return last.stop_reason or None
+    out = resolve_outcome([r.cycle for r in records], task, stop=last.stop, failure_reason=last.failure_reason)
+    error = last.cycle.error is not None and out.status is last.cycle.error
+    return LoopOutcome(
+        status=out.status, error_kind=out.error_kind, stop_reason=str(last.stop or ""),
+        score=out.score, threshold=float(task.spec.success_threshold), turns=out.turns,
+        followups_used=max(0, out.turns - 1), best_turn=None if out.best_turn is None else out.best_turn - 1,
+        turn_scores=out.turn_scores, checks_passed=out.checks_passed, checks_total=out.checks_total,
+        leak_flags=out.leak_flags, failure_reason=out.failure_reason,
+        error_message=last.error_message if error else None)
