@@ -1,0 +1,46 @@
+"""The leak audit on the 43 real UniClawBench tasks of the public sample: a follow-up that plants
+one rubric line is flagged for every task, and plain follow-ups a user would write are not."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from clawmark.catalog.package import load_tasks
+from clawmark.judge.language import is_cjk
+from clawmark.judge.leak_audit import audit_followup
+
+SAMPLE = Path(__file__).resolve().parents[3] / "shared/datasets/uniclawbench-sample"
+CLEAN = {
+    "en": ["Thanks, but I don't see the final file in the results folder yet. Could you finish it and save it there?",
+           "Please double-check the numbers against the source files and explain briefly how you got them."],
+    "zh": ["我在结果文件夹里还没看到最终文件，请完成后保存到那里。", "请再核对一下数字，并简单说明你是怎么得到的。"],
+}
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    loaded = load_tasks(SAMPLE)
+    assert len(loaded) == 43
+    return loaded
+
+
+def planted_line(rule: str, public: str) -> str:
+    """A middle rubric line long enough to be a quote (8+ words or 15+ CJK characters), not from the task."""
+    def long_enough(line: str) -> bool:
+        return len(re.findall(r"[A-Za-z]+", line)) >= 8 or sum(map(is_cjk, line)) >= 15
+    lines = [s for s in (raw.strip(" -*|#") for raw in rule.splitlines()) if long_enough(s) and s not in public]
+    return lines[len(lines) // 2]
+
+
+def test_a_planted_rubric_line_is_flagged_in_every_sample_task(tasks):
+    missed = [t.task_id for t in tasks
+              if not audit_followup("Also: " + planted_line(t.rubric.raw_text, t.spec.task), t)]
+    assert missed == []
+
+
+def test_plain_follow_ups_are_clean_in_every_sample_task(tasks):
+    flagged = {t.task_id: flags for t in tasks for text in CLEAN[t.language] if (flags := audit_followup(text, t))}
+    assert flagged == {}
