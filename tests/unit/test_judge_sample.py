@@ -1,5 +1,5 @@
-"""The leak audit on the 43 real UniClawBench tasks of the public sample: a follow-up that plants
-one rubric line is flagged for every task, and plain follow-ups a user would write are not."""
+"""The judge on the 43 real UniClawBench tasks of the public sample: a follow-up that plants one
+rubric line is flagged for every task, plain follow-ups are not; the supervisor request builds."""
 
 from __future__ import annotations
 
@@ -44,3 +44,19 @@ def test_a_planted_rubric_line_is_flagged_in_every_sample_task(tasks):
 def test_plain_follow_ups_are_clean_in_every_sample_task(tasks):
     flagged = {t.task_id: flags for t in tasks for text in CLEAN[t.language] if (flags := audit_followup(text, t))}
     assert flagged == {}
+
+
+def test_the_supervisor_request_builds_for_every_sample_task(tasks):
+    from clawmark.judge.evidence import Evidence
+    from clawmark.judge.supervisor import request_text, turn_anchors
+
+    empty = Evidence.from_attempt([], None)
+    snapshots = 0
+    for task in tasks:
+        text = request_text(task, empty, [], turn_anchors(task, 1, 3), snapshot=True)
+        assert task.rubric.raw_text in text and f"TASK {task.task_id}" in text
+        assert task.prompt(snapshot=True) in text
+        if task.spec.task_snapshot:
+            snapshots += 1
+            assert task.spec.task not in text  # defect 3: the live text is not what the supervisor reads
+    assert snapshots >= 1
