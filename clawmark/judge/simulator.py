@@ -33,7 +33,8 @@ message to the assistant, in the first person, in {language}, in the register of
 You only know what you can see: the task you wrote, what the assistant said and did, and the files \
 it saved; and a hint whether the work is done ({state}). Never mention supervisors, judges, graders, \
 rubrics, scores, checks, cycles, turns or any hidden reference. Point at what you can see is missing or \
-wrong, as the user would. Answer with ONE JSON object and nothing else:
+wrong, as the user would. Modes: silent (you would say nothing), nudge (a short push to go on), \
+instruction (say what you want done). The hint is for you only. Answer with ONE JSON object and nothing else:
 {{"mode": "silent | nudge | instruction", "tone": "a few words", \
 "feedback": "your message, at most 1200 characters", "public_points": ["at most 10 short points"]}}"""
 
