@@ -41,8 +41,11 @@ def test_a_planted_rubric_line_is_flagged_in_every_sample_task(tasks):
     assert missed == []
 
 
-def test_plain_follow_ups_are_clean_in_every_sample_task(tasks):
-    flagged = {t.task_id: flags for t in tasks for text in CLEAN[t.language] if (flags := audit_followup(text, t))}
+def test_plain_follow_ups_and_the_fallback_lines_are_clean_in_every_sample_task(tasks):
+    from clawmark.judge.rewriter import FALLBACK
+
+    said = {lang: CLEAN[lang] + list(FALLBACK[lang].values()) for lang in CLEAN}
+    flagged = {t.task_id: flags for t in tasks for text in said[t.language] if (flags := audit_followup(text, t))}
     assert flagged == {}
 
 
