@@ -8,9 +8,11 @@ Stop order after each executor turn (closed-loop.md), with the upstream defects 
 5. follow-ups used up (fail if the verdict is fail, else budget_exhausted);
 6. empty feedback (fail: nothing to send);  7. no executor time left (global_timeout);
 8. else continue (None).
-Outcome: score = best final score over the turns (NaN when none); `passed` = score ≥ threshold
-and the status is neither an error nor executor_incomplete (None for errors: defect 2, every
-count uses the boolean). A status `pass` whose score misses the threshold becomes `fail`.
+Outcome: score = best final score over the turns (NaN when none or an error); `passed` =
+score ≥ threshold and the status is neither an error (then None) nor executor_incomplete —
+the boolean every count uses. Defect 2: a status `pass` whose score misses the threshold
+becomes `fail`, so no row says pass with passed false (passed may be true on a later fail or
+budget_exhausted: an earlier turn reached the threshold).
 """
 
 from __future__ import annotations
