@@ -5,7 +5,6 @@ resolve; plus one instance each for apply_failed, eval_timeout and image_missing
 from __future__ import annotations
 
 import subprocess
-import time
 
 import pytest
 
@@ -87,12 +86,13 @@ def test_patch_that_does_not_apply_is_apply_failed_without_report(tmp_path, dock
 
 def test_eval_past_its_deadline_is_eval_timeout(tmp_path, docker_client):
     iid = IDS[0]
-    slow = BY_ID[iid].model_copy(update={"eval_script": "#!/bin/bash\necho '>>>>> Start Test Output'\nsleep 600\n"})
-    started = time.monotonic()
+    script = "#!/bin/bash\necho '>>>>> Start Test Output'\nsleep 600; echo slept\necho '>>>>> End Test Output'\n"
+    slow = BY_ID[iid].model_copy(update={"eval_script": script})
     outcome = evaluate_prediction(slow, BY_ID[iid].patch, tmp_path, EvalConfig(reuse_reports=False, timeout_s=3))
-    assert outcome.status is EvalStatus.EVAL_TIMEOUT and outcome.report is None
-    assert time.monotonic() - started < 60
-    assert ">>>>> Start Test Output" in outcome.log_path.read_text()
+    assert (outcome.status, outcome.failure_reason) == (EvalStatus.EVAL_TIMEOUT, "tests_timeout")
+    assert outcome.report is None
+    log = outcome.log_path.read_text()  # the region started, and the sleep was cut before it ended
+    assert ">>>>> Start Test Output [" in log and "slept" not in log and ">>>>> End Test Output [" not in log
 
 
 def test_real_test_run_with_a_tiny_deadline_is_eval_timeout(tmp_path, docker_client):
@@ -111,21 +111,21 @@ def test_missing_row_image_is_image_missing(tmp_path, docker_client):
 def test_same_patch_reuses_its_report(tmp_path, docker_client):
     iid = IDS[0]
     first = evaluate_prediction(BY_ID[iid], BY_ID[iid].patch, tmp_path, FRESH)
-    started = time.monotonic()
     again = evaluate_prediction(BY_ID[iid], BY_ID[iid].patch, tmp_path, EvalConfig())
     assert first.status is again.status is EvalStatus.RESOLVED
-    assert again.detail == "reused existing report.json" and time.monotonic() - started < 2
+    assert again.detail == "reused existing report.json" and "eval" not in again.durations  # no container ran
 
 
 def test_row_that_brings_its_own_present_image_is_evaluated_with_it(tmp_path, docker_client):
-    """Real SWE-bench rows name a prebuilt image and carry no bundle: that path needs no build."""
+    """Real SWE-bench rows name a prebuilt image and carry no bundle or recipe: that path needs
+    no build (there is nothing it could build from)."""
     from clawmark.swe.instance_image import instance_image
 
     iid = IDS[0]
     own = BY_ID[iid].model_copy(update={"image": instance_image(BY_ID[iid]), "repo_bundle": None,
                                         "image_recipe": None, "language": None})
     outcome = evaluate_prediction(own, own.patch, tmp_path, FRESH)
-    assert outcome.status is EvalStatus.RESOLVED and outcome.durations["image"] < 5
+    assert outcome.status is EvalStatus.RESOLVED and outcome.network_policy == "default"
 
 
 def test_row_without_eval_script_or_test_cmd_is_eval_error_and_old_report_goes(tmp_path, docker_client):

@@ -112,12 +112,11 @@ def test_refused_connection_is_retried_then_typed(tmp_path):
 
 
 def test_per_call_timeout_cuts_a_slow_upstream():
-    started = time.monotonic()
-    with pytest.raises(UpstreamUnavailable):
+    # The scripted answer comes after 2 s: a call that raised a timeout never waited for it.
+    with pytest.raises(UpstreamUnavailable, match="(?i)timed out|timeout"):
         complete(role="executor", attempt_id="t1", model="scripted/gateway-test",
                  messages=[{"role": "user", "content": "slow please"}],
                  config=ClientConfig(timeout_s=0.5, max_retries=0))
-    assert time.monotonic() - started < 1.9
 
 
 def test_resumed_sweep_budget_counts_earlier_ledgers(tmp_path):
