@@ -162,7 +162,7 @@ def _locate_caps(sections: list[Section], rubric: Section | None) -> tuple[Secti
     """The section with the most caps, preferring one other than the rubric and one with cap words."""
     best: tuple[tuple, Section, list] | None = None
     for order, section in enumerate(sections):
-        caps = find_caps(section.body)
+        caps = find_caps(section.body, section.title)
         if not caps and not has_cap_words(section.title):
             continue
         key = (bool(caps), section is not rubric, len(caps), has_cap_words(section.title + section.body), -order)

@@ -152,19 +152,25 @@ def _column_roles(header: list[str]) -> dict[str, int]:
     return roles
 
 
-def find_caps(body: str) -> list[tuple[float, str]]:
+def find_caps(body: str, title: str = "") -> list[tuple[float, str]]:
     """(cap value, the list item or line stating it) for every `cap at 0.x` / `上限 0.x` in the text;
-    in a text about caps, also list items that end `→ 0.x`."""
+    in a text about caps, also list items that end `→ 0.x`; under a caps title, items that open
+    with the value (`- **0.30 — No deliverables.**`)."""
     caps = []
-    arrows = has_cap_words(body)
+    arrows, leading = has_cap_words(body), has_cap_words(title)
     for item in _items(body):
         matches = [*_EN_CAP.finditer(item), *_ZH_CAP.finditer(item)]
         if not matches and arrows and _LIST_START.match(item):
             matches = list(_ARROW_CAP.finditer(item))
-        for match in matches:
-            value = float(match.group("num"))
+        if not matches and leading:
+            matches = list(_LEADING_CAP.finditer(item))
+        condition = _clean(re.sub(r"^\s*(?:[-*+]|\d+[.)、])\s+", "", item))
+        values = [float(m.group("num")) for m in matches]
+        if _LIST_START.match(item):  # `- **Cap 0.4 — name.** ... cap total at 0.4.` states one cap twice
+            values = list(dict.fromkeys(values))
+        for value in values:
             if value <= 1.0:
-                caps.append((value, _clean(re.sub(r"^\s*(?:[-*+]|\d+[.)、])\s+", "", item))))
+                caps.append((value, condition))
     return caps
 
 
@@ -179,6 +185,7 @@ def _items(body: str) -> list[str]:
     return items
 
 
+_LEADING_CAP = re.compile(r"^\s*[-*+]\s+(?:\*\*|__)?\s*(?P<num>0?\.\d+|1\.0+)(?![\d%％])\s*(?:\*\*|__)?\s*[—–-]")
 _ARROW_CAP = re.compile(r"(?:→|->|=>)" + _CAP_NUM + r"\s*[.。]?\s*$")
 _LIST_START = re.compile(r"^\s*(?:[-*+]|\d+[.)、])\s+")
 

@@ -221,11 +221,20 @@ def test_release_checkpoint_shapes(tmp_path: Path, body: str, ids: list, weights
     ("Caps:\n- No JSON results → 0.20.\n- Wrong song\n  or artist → 0.40.\n", [0.2, 0.4]),
     ("- Late: cap at 0.6; if also wrong, cap at 0.45 instead.\n- a line capped at 7% only\n", [0.6, 0.45]),
     ("| 条件 | 上限 |\n|---|---|\n| 缺少文件，得分上限 0.3 | - |\n", [0.3]),
+    ("- **0.30 — No deliverable.** none\n- **Cap 0.40 — Bypass.** if so,\n  cap total at 0.40.\n", [0.3, 0.4]),
+    ("If late, cap at 0.70. If wrong, cap at 0.70. If absent, cap at 0.40.\n", [0.7, 0.7, 0.4]),
 ])
 def test_release_cap_shapes(tmp_path: Path, policy: str, caps: list) -> None:
-    rubric = parse(tmp_path, f"## 5. Checkpoint Rubric\n- 1.0 — All: done\n## 6. Scoring Policy\n{policy}")
+    rubric = parse(tmp_path, f"## 5. Checkpoint Rubric\n- 1.0 — All: done\n## 6. Scoring Policy / Caps\n{policy}")
     assert [c.value for c in rubric.caps] == caps
-    assert rubric.policy_section == "6. Scoring Policy"
+    assert rubric.policy_section == "6. Scoring Policy / Caps"
+
+
+def test_weight_first_lines_are_caps_only_under_a_caps_title(tmp_path: Path) -> None:
+    rubric = parse(tmp_path, "## 5. Checkpoint Rubric\n- **0.40 — A.** a\n- **0.60 — B.** b\n"
+                             "## 6. Score Caps\n- **0.30 — Nothing.** no file\n")
+    assert [c.weight for c in rubric.checkpoints] == [0.4, 0.6]
+    assert [(c.value, c.text) for c in rubric.caps] == [(0.3, "0.30 — Nothing. no file")]
 
 
 def test_rule_without_headings_is_one_section(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ EXPECTED = {
     "task_105_03_rust_tokyo_meetup_gui_calendar": ("en", "cross_platform", 6, 9),
     "task_105_25_drawio_contributing_flow": ("en", "cross_platform", 6, 6),  # `- **0.15** — text`
     "task_105_26_music_crossid": ("en", "cross_platform", 5, 5),  # caps as `condition → 0.20`
-    "task_201_16_trello_triage": ("zh", "skill_usage", 12, 7),  # a `- 0.07 + ...` sum line is no checkpoint
+    "task_201_16_trello_triage": ("zh", "skill_usage", 12, 9),  # `- **0.30 — Name.**` caps; a `- 0.07 + ...` sum line is no checkpoint
     "task_201_29_flask_hotspots_2yr": ("zh", "skill_usage", 7, 6),  # `- **CP1 — Name (0.10).**`
     "task_201_31_postmortem_merge": ("zh", "skill_usage", 12, 7),  # `| Weight | Checkpoint |`
     "task_201_39_music_analysis": ("zh", "skill_usage", 8, 5),
