@@ -17,7 +17,7 @@ from clawmark.gateway.server import GatewayConfig, GatewayServer
 from clawmark.settings import TASKS_CATALOG
 from tests.unit.claws_host import HostExecutor
 
-CHART = TASKS_CATALOG / "closed_loop" / "en_104_chart_peak" / "sources" / "quarterly_bars.png"
+CHART = TASKS_CATALOG / "closed_loop" / "en_104_chart_peak" / "sources" / "monthly_revenue.png"
 
 
 def _cassette(folder, name, steps):
