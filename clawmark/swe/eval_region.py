@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 from dataclasses import dataclass
 
 from clawmark.swe.grading import END_MARKER, EXIT_CODE_LINE, START_MARKER, region_markers
@@ -113,19 +114,30 @@ class RegionRun:
     output_bytes: int  # the script's whole output, as found in the container
     flooded: bool  # output_bytes over the limit: the log holds only each part's head and tail
     out_of_memory: bool = False  # the kernel OOM-killed a process of the tests
+    stopped_from_inside: str | None = None  # the tests ended their own container (how), nothing read back
 
 
 def run_harness_script(sandbox, script_path: str, files: RegionFiles, timeout_s: float,
                        max_output_bytes: int, workdir: str) -> RegionRun:
     """Run the harness script (output to files in the container, not through the exec stream)
     and read back at most `max_output_bytes` of what it wrote."""
-    from clawmark.runtime.errors import OutOfMemory
+    import docker.errors
 
+    from clawmark.runtime.errors import ContainerGone, OutOfMemory
+
+    since = time.time() - 60  # the engine's clock may be a little off ours
     try:
         result, oom = sandbox.exec(f"bash {script_path} > {files.before} 2>&1", timeout_s=timeout_s, workdir=workdir), False
+        sizes = _sizes(sandbox, files)
     except OutOfMemory as exc:  # a test process, not the container: the files are still there
         result, oom = exc.result, True
-    sizes = _sizes(sandbox, files)
+        sizes = _sizes(sandbox, files)
+    except (ContainerGone, docker.errors.APIError) as exc:
+        if getattr(getattr(exc, "result", None), "timed_out", False):
+            raise  # the deadline's kill had to stop the container: the tests outlived it
+        if not _stopped_from_inside(sandbox, since):  # the host or the engine stopped it
+            raise exc if isinstance(exc, ContainerGone) else ContainerGone(f"container stopped: {exc}") from exc
+        return RegionRun("", new_nonce(), None, False, 0, False, stopped_from_inside=str(exc)[:300])
     total = sum(size for size in sizes.values() if size is not None)
     flooded = total > max_output_bytes
     read = _head_and_tail if flooded else _whole
@@ -157,3 +169,21 @@ def _head_and_tail(sandbox, path: str) -> str:
     cut = sandbox.exec(f"head -c {_EXCERPT_BYTES} {path}; echo; echo '[... clawmark: output over the limit, cut ...]';"
                        f" tail -c {_EXCERPT_BYTES} {path}", timeout_s=60)
     return cut.stdout
+
+
+def _stopped_from_inside(sandbox, since: float) -> bool:
+    """True when the container died and the engine never signalled it (no kill, stop or removal
+    event since `since`): a process inside ended it, e.g. a test that killed PID 1. A container
+    the host or the engine stopped carries a kill event; that stays an infrastructure error."""
+    import docker.errors
+    import requests
+
+    from clawmark.runtime.engine import shared_client
+
+    try:
+        events = shared_client().events(since=int(since), until=int(time.time()) + 2, decode=True,
+                                        filters={"container": sandbox.container_id, "type": "container"})
+        actions = {event.get("Action") or event.get("status") for event in events}
+    except (docker.errors.DockerException, requests.exceptions.RequestException):
+        return False
+    return "die" in actions and not actions & {"kill", "stop", "destroy"}

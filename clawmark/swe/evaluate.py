@@ -194,6 +194,9 @@ def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) ->
 
     iid, log_path = instance.instance_id, folder / TEST_OUTPUT_FILE
     measured = {"instance_id": iid, "log_path": log_path}
+    if run.stopped_from_inside:
+        return EvalOutcome(**measured, status=EvalStatus.NO_RESULT, failure_reason=FailureReason.TESTS_ERRORED,
+                           detail=f"the tests stopped their own container: {run.stopped_from_inside}")
     if run.timed_out:
         return EvalOutcome(**measured, status=EvalStatus.EVAL_TIMEOUT, failure_reason=FailureReason.TESTS_TIMEOUT,
                            detail=f"eval script ran past its {config.timeout_s:g}s deadline")

@@ -107,6 +107,13 @@ def test_a_patch_printing_100_mb_is_an_output_flood_not_a_crash(tmp_path, docker
     assert "over the" in outcome.detail and outcome.log_path.stat().st_size < 1_000_000
 
 
+def test_tests_that_stop_their_own_container_are_a_measured_failure_not_an_outage(tmp_path, docker_client):
+    kill_init = go_test_file("stop", ["syscall", "testing"], "syscall.Kill(1, syscall.SIGTERM)\nselect {}")
+    outcome = evaluate_prediction(GO, GO.patch + kill_init, tmp_path, QUICK)
+    assert_measured_failure(outcome, EvalStatus.NO_RESULT, "tests_errored")
+    assert "stopped their own container" in outcome.detail
+
+
 def test_container_killed_by_the_host_mid_evaluation_is_an_excluded_rerunnable_error(tmp_path, docker_client):
     sleeper = go_test_file("sleep", ["testing", "time"], "time.Sleep(10 * time.Minute)")
     killer = threading.Thread(target=_kill_when_tests_run, args=(docker_client,), daemon=True)
