@@ -17,6 +17,8 @@ def evaluate(
     out: Path | None = typer.Option(None, "--out", help="Output root (default: $CLAWMARK_HOME/swe-eval)."),
     timeout: float = typer.Option(1800.0, "--timeout", min=1, help="Eval-script deadline per instance, seconds."),
     workers: int = typer.Option(1, "--workers", min=1, max=32, help="Instances evaluated at once."),
+    network: str = typer.Option("default", "--network", help="default: Docker's bridge, as swebench "
+                                "(eval scripts reinstall packages); none: hermetic."),
 ) -> None:
     """Apply each prediction in a fresh container, run its tests, grade, write report.json and a
     run summary. Exit 0 when the run completed (even with unresolved instances); non-zero only
@@ -33,12 +35,14 @@ def evaluate(
         typer.secho(f"skipped: {problem}", err=True, fg="yellow")
     if not read.by_id:
         _fail(f"{predictions}: no usable prediction lines")
+    if network not in ("default", "none"):
+        _fail(f"--network: expected 'default' or 'none', got {network!r}")
     _require_engine()
-    result = _run(rows, read.by_id, run_id, out, timeout, workers)
+    result = _run(rows, read.by_id, run_id, out, timeout, workers, network)
     _print_summary(result)
 
 
-def _run(rows, by_id, run_id: str, out: Path | None, timeout: float, workers: int):
+def _run(rows, by_id, run_id: str, out: Path | None, timeout: float, workers: int, network: str):
     from datetime import datetime, timezone
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -57,11 +61,13 @@ def _run(rows, by_id, run_id: str, out: Path | None, timeout: float, workers: in
         task = progress.add_task(f"evaluating run {run_id}", total=len(set(by_id) & known))
 
         def done(outcome) -> None:
-            progress.console.print(f"{outcome.instance_id}: {outcome.status.value}"
+            reason = f" [{outcome.failure_reason.value}]" if outcome.failure_reason else ""
+            progress.console.print(f"{outcome.instance_id}: {outcome.status.value}{reason}"
                                    + (f" ({outcome.detail})" if outcome.detail and not outcome.status.graded else ""))
             progress.advance(task)
 
-        return evaluate_run(rows, by_id, run_id, out, workers, EvalConfig(timeout_s=timeout), on_done=done)
+        return evaluate_run(rows, by_id, run_id, out, workers, EvalConfig(timeout_s=timeout, network=network),
+                            on_done=done)
 
 
 def _print_summary(result) -> None:

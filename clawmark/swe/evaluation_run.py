@@ -56,7 +56,9 @@ def evaluate_run(instances: Iterable[Any], predictions: Mapping[str, Prediction]
 
 def run_summary(instance_ids: list[str], predictions: Mapping[str, Prediction],
                 outcomes: Mapping[str, EvalOutcome], unknown: list[str]) -> dict[str, Any]:
-    """swebench's run report plus `status_counts`, `<status>_ids` and `unknown_instance_ids`."""
+    """swebench's run report plus `status_counts`, `<status>_ids`, `failure_reason_counts` and
+    `unknown_instance_ids`. swebench's `error_instances` (no report.json) mixes what the patch
+    caused with what the world caused; the statuses tell them apart (clawmark.results.status)."""
     from clawmark.swe.report import run_summary as swebench_summary
 
     known = {iid: p.model_patch for iid, p in predictions.items() if iid not in unknown}
@@ -64,6 +66,8 @@ def run_summary(instance_ids: list[str], predictions: Mapping[str, Prediction],
     for status in EvalStatus:
         summary[f"{status.value}_ids"] = sorted(iid for iid, o in outcomes.items() if o.status is status)
     summary["status_counts"] = {s.value: len(summary[f"{s.value}_ids"]) for s in EvalStatus}
+    reasons = sorted(o.failure_reason.value for o in outcomes.values() if o.failure_reason)
+    summary["failure_reason_counts"] = {reason: reasons.count(reason) for reason in dict.fromkeys(reasons)}
     summary["unknown_instance_ids"] = unknown
     summary["schema_version"] = 2
     return summary
