@@ -62,7 +62,7 @@ def _validate(report: ValidationReport, path: Path) -> None:
     elif path.suffix == ".tsv":
         report.counts["language rows"] += len(load_languages(path))
     elif path.suffix == ".md":
-        parse_eval_rule(path)
+        report.warnings.extend(parse_eval_rule(path).warnings)
         report.counts["eval rules"] += 1
     else:
         raise CatalogError(path, "<path>", "a task, task tree, suite, instance file, id list or eval rule")

@@ -188,7 +188,20 @@ def test_uniclaw_category_must_match_its_folder(tmp_path: Path) -> None:
     assert_names(load_error(moved), moved, "category")
 
 
-@pytest.mark.parametrize("category", ["106_other", "101_exploration", "skill_usage", "301_skill_usage"])
+@pytest.mark.parametrize("category, text, expected", [
+    ("101_skill_usage", "", ("en", "skill_usage")),
+    ("201_skill_usage_zh", "", ("zh", "skill_usage")),
+    ("205_cross_platform_zh", "", ("zh", "cross_platform")),
+    ("202_exploration", "", ("zh", "exploration")),  # the _zh suffix is optional on 2xx
+    ("000_template", "Replace this with the public end-user request.", ("en", "setup")),
+    ("001_smoketest", "请检查我的邮箱是否还能登录，并把结果写下来。", ("zh", "setup")),
+])
+def test_release_categories(category: str, text: str, expected: tuple) -> None:
+    assert parse_category(category, text) == expected
+
+
+@pytest.mark.parametrize("category", ["106_other", "101_exploration", "skill_usage", "301_skill_usage",
+                                      "101_skill_usage_zh", "201_skill_usage_cn", "00_template"])
 def test_unknown_or_inconsistent_category(tmp_path: Path, category: str) -> None:
     path = make_task(tmp_path, spec={"category": category})
     assert_names(load_error(path), path / "task.yaml", "category")
