@@ -1,7 +1,8 @@
-"""The sweep flow: plan the cells, skip the committed ones, run the rest in waves, summarise."""
+"""The sweep flow: plan the cells, skip the committed ones, run the rest as slots free, summarise."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -9,11 +10,15 @@ from prefect import flow, get_run_logger
 
 from analysis.pareto import cost_accuracy
 from clawmark.results import ResultStore
+from clawmark.results.lease import SweepLease
 from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec, load_spec, plan_sweep
 from clawmark.sweeps.gateway import sweep_gateway
 from clawmark.sweeps.plan import SpendMeter, pin_protocol
+from flows.limits import ensure_limits
 from flows.stages import clear_partial, compact, run_cell
+
+POLL_S = 0.2
 
 
 def _store(results_dir: str | None) -> ResultStore:
@@ -21,17 +26,28 @@ def _store(results_dir: str | None) -> ResultStore:
 
 
 def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
-    """Submit cells `max_parallel` at a time; stop scheduling once the sweep's cost cap is spent."""
+    """Keep `max_parallel` cells running: the next starts as soon as one finishes (no waves
+    waiting for their slowest cell); stop scheduling once the sweep's cost cap is spent.
+    Across workers, the Docker and model slots (global concurrency limits) bound the rest."""
     logger, spec, ran = get_run_logger(), plan.spec, 0
     meter = SpendMeter.for_sweep(spec, store)
+    ensure_limits(spec.models, spec.max_parallel)
+    queue, running = list(cells), []
     with sweep_gateway() as gateway:
-        for start in range(0, len(cells), spec.max_parallel):
-            if meter.exhausted:
+        while queue or running:
+            while queue and len(running) < spec.max_parallel and not meter.exhausted:
+                cell = queue.pop(0)
+                running.append((cell, run_cell.submit(plan, cell, store, gateway)))
+            if meter.exhausted and queue:
                 logger.warning("sweep cost cap %.4f USD reached (%.4f spent); %d cells left unscheduled",
-                               spec.max_cost_usd, meter.spent_usd, len(cells) - start)
-                break
-            wave = cells[start:start + spec.max_parallel]
-            for cell, future in [(c, run_cell.submit(plan, c, store, gateway)) for c in wave]:
+                               spec.max_cost_usd, meter.spent_usd, len(queue))
+                queue.clear()
+            finished = [(c, f) for c, f in running if f.state.is_final()]
+            if not finished:
+                time.sleep(POLL_S)
+                continue
+            for cell, future in finished:
+                running.remove((cell, future))
                 outcome = future.result(raise_on_failure=False)
                 if isinstance(outcome, BaseException):  # no row: the next run of the sweep redoes it
                     logger.error("cell %s crashed after retries: %r", cell.cell_key, outcome)
@@ -55,10 +71,11 @@ def sweep(spec_file: str | None = None, spec: dict[str, Any] | None = None,
     sweep_spec = load_spec(spec_file) if spec_file else SweepSpec.model_validate(spec or {})
     store = _store(results_dir)
     pin_protocol(sweep_spec, store)
-    plan = plan_sweep(sweep_spec, store, force=force)
-    clear_partial(store, sweep_spec.sweep_id)
-    get_run_logger().info("sweep %s: %d cells, %d already committed, %d to run", sweep_spec.sweep_id,
-                          len(plan.cells), len(plan.done), len(plan.pending))
-    ran = run_cells(plan, plan.pending, store)
+    with SweepLease(store, sweep_spec.sweep_id):  # a second run of this sweep is refused, not raced
+        plan = plan_sweep(sweep_spec, store, force=force)
+        clear_partial(store, sweep_spec.sweep_id)
+        get_run_logger().info("sweep %s: %d cells, %d already committed, %d to run", sweep_spec.sweep_id,
+                              len(plan.cells), len(plan.done), len(plan.pending))
+        ran = run_cells(plan, plan.pending, store)
     return {"sweep_id": sweep_spec.sweep_id, "cells": len(plan.cells), "skipped": len(plan.done),
             "ran": ran, "summary": headline(store, sweep_spec.sweep_id)}
