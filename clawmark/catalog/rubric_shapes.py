@@ -7,7 +7,7 @@ import re
 
 Found = tuple[str, str, float, str]  # id, name, raw weight (fraction or points), description
 
-_NUMBER = r"(?P<num>\d*\.\d+|\d+(?:\.\d+)?\s*[%％]|1)"
+_NUMBER = r"(?P<num>\d*\.\d+|\d+(?:\.\d+)?\s*[%％])"
 # `- **0.10 — Output shape.** text`, `- 0.15 Flight research: text`, `- **0.15** — text`
 _WEIGHT_FIRST = re.compile(rf"^[-*+]\s+(?P<open>\*\*|__)?\s*{_NUMBER}(?![\d.])\s*(?P<close>\*\*|__)?"
                            rf"(?!\s*[+=×/*])\s*(?P<rest>(?:[—–:：-]|\s|\*\*).*)$")

@@ -194,7 +194,7 @@ def test_fractional_weights_that_do_not_sum_to_one_are_kept_with_a_warning(tmp_p
 @pytest.mark.parametrize("body, ids, weights, names", [
     ("- **0.40 — Output shape.** file exists\n- **0.60 — Total.** right sum\n",
      ["C1", "C2"], [0.4, 0.6], ["Output shape.", "Total."]),
-    ("- 0.25 Flight research: three options\n  more text\n- 0.75 Booking: done\n- 0.5 + 0.5 = 1\n",
+    ("- 0.25 Flight research: three options\n  more text\n- 0.75 Booking: done\n- 0.5 + 0.5 = 1\n- 1 hour spare\n",
      ["C1", "C2"], [0.25, 0.75], ["Flight research", "Booking"]),
     ("- **0.30** — `a.json` parses; keys ok\n- 0.70 — **Numbers right.** all of them\n",
      ["C1", "C2"], [0.3, 0.7], ["a.json parses", "Numbers right."]),
