@@ -20,6 +20,8 @@ def grade(
     instance_id: str = typer.Option(..., "--instance-id", help="The instance the log belongs to."),
     log: Path = typer.Option(..., "--log", help="Saved eval log (test_output.txt) with the markers."),
     as_json: bool = typer.Option(False, "--json", help="Print the grade as JSON instead of a table."),
+    nonce: str = typer.Option("", "--nonce", help="For a log of clawmark's own evaluator: the nonce in its "
+                              "'>>>>> Start Test Output [NONCE]' line; only that region is read."),
 ) -> None:
     """Grade a saved eval log by SWE-bench 5.x rules and print the verdict and test lists."""
     from clawmark.swe.grading import grade as grade_log
@@ -28,7 +30,7 @@ def grade(
     instance = _find_instance(instances, instance_id)
     text = _read_log(log)
     try:
-        result = grade_log(instance, text)
+        result = grade_log(instance, text, nonce=nonce or None)
     except LogParserError as exc:
         _fail(f"{instances}: instance {instance_id}: {exc}")
     if as_json:

@@ -38,3 +38,22 @@ def test_passing_lines_against_a_failing_exit_fool_swebench_but_not_clawmark(tmp
     assert swebench_grade(SWEBENCH_ROW, as_swebench_wrote_it(done.log_text, done.nonce), tmp_path)[1] == "RESOLVED_FULL"
     ours = grade(SimpleNamespace(**SWEBENCH_ROW), done.log_text, nonce=done.nonce)
     assert ours.no_result_reason is NoResult.EXIT_CODE_CONTRADICTS_LOG
+
+
+def test_swe_grade_reads_a_clawmark_log_by_its_nonce(tmp_path):
+    import json as json_module
+
+    from typer.testing import CliRunner
+
+    from clawmark.cli.main import app
+    from tests.unit.test_swe_grading_parity import LOGS
+
+    done = run(tmp_path, swebench_shaped(printing(FORGED.replace("TestFix", "TestReaderRenderNoHeaders")
+                                                  + "--- FAIL: TestReaderRenderNoHeaders (0.00s)\n", 1)))
+    log = tmp_path / "test_output.txt"
+    log.write_text(done.log_text)
+    common = ["swe", "grade", "--instances", str(LOGS / "real_instances.jsonl"), "--instance-id",
+              "gin-gonic__gin-2121", "--log", str(log), "--json"]
+    graded = json_module.loads(CliRunner().invoke(app, [*common, "--nonce", done.nonce]).stdout)
+    assert graded["forged_markers"] is True and graded["test_exit_code"] == 1
+    assert "TestReaderRenderNoHeaders" in graded["tests_status"]["FAIL_TO_PASS"]["failure"]
