@@ -186,6 +186,12 @@ class ClawAdapter:
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
         raise NotImplementedError
 
+    def stop(self, ctx: ClawContext) -> None:
+        """Called from another thread at the host deadline while ``send_task`` runs: a host-side
+        loop ends at its next step. (The runner also kills every process in the container and
+        cuts the attempt's calls at the gateway, so in-container claws need nothing here.)"""
+        return None
+
     def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
         return []
 
