@@ -33,6 +33,12 @@ def unregister(gateway: Any, attempt_id: str) -> None:
     gateway.unregister_attempt(attempt_id)
 
 
+def close(gateway: Any, attempt_id: str, drain_s: float) -> None:
+    """Refuse the attempt's new calls and wait (up to `drain_s`, then cancel) for its running
+    ones to write their ledger lines: after this the attempt's ledger can be summed."""
+    gateway.close_attempt(attempt_id, drain_s=drain_s)
+
+
 def host_url(gateway: Any, attempt_id: str, role: str) -> str:
     return gateway.base_url(attempt_id, role, host=HOST_LOOPBACK)
 

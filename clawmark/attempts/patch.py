@@ -50,6 +50,8 @@ class PatchAttemptConfig(BaseModel):
     claw_settings: dict[str, Any] = Field(default_factory=dict, description="Overrides of the claw's Config.")
     model_params: dict[str, Any] = Field(default_factory=dict, description="Fixed model params (cell identity).")
     deadline_grace_s: float = Field(120.0, description="Host deadline = budgets.seconds + this.")
+    stop_grace_s: float = Field(30.0, gt=0, description="After the host deadline's stop: how long the claw "
+                                "gets to end, and running model calls to drain into the ledger.")
     eval_timeout_s: float = Field(1800.0, description="Limit of the test run in the evaluator.")
     eval_network: Literal["default", "none"] = Field(
         "default", description="Evaluator network: default = Docker's bridge, as swebench; none = hermetic.")

@@ -8,6 +8,7 @@ whatever the claw's exit code says) is an infra error too; anything else the cla
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from clawmark.attempts.outcome import PatchOutcome, infra_exceptions, provider_outcome
@@ -44,7 +45,7 @@ class ClawSession:
 
     def run(self) -> tuple[PatchOutcome | None, Any]:
         """(outcome, None) when the attempt ended early; (None, ExtractedPatch) to grade."""
-        from clawmark.attempts.gateway_link import register, unregister
+        from clawmark.attempts.gateway_link import close, register
 
         try:
             with self.clock.phase("provision"):
@@ -60,7 +61,8 @@ class ClawSession:
         finally:
             self._cleanup("delete_agent", lambda: self.claw.delete_agent(ctx))
             self._cleanup("teardown", lambda: env.__exit__(None, None, None))
-            unregister(self.gateway, self.attempt_id)
+            # The ledger is complete only once the attempt is closed and its running calls drained.
+            close(self.gateway, self.attempt_id, drain_s=self.config.stop_grace_s)
 
     def _cleanup(self, step: str, action: Any) -> None:
         """Clean-up always runs and never hides the attempt's outcome; failures are logged."""
@@ -102,7 +104,10 @@ class ClawSession:
         message = self.claw.render_prompt(problem_statement=self.instance.problem_statement,
                                           base_commit=self.instance.base_commit, workspace=ctx.workspace)
         (self.layout.transcript / "prompt.txt").write_text(message)
-        result = run_with_deadline(lambda: self.claw.send_task(ctx, message, 0), self._deadline_s())
+        result = run_with_deadline(lambda: self.claw.send_task(ctx, message, 0), self._deadline_s(),
+                                   stop=claw_stopper(self.claw, ctx, self.gateway, self.attempt_id),
+                                   grace_s=self.config.stop_grace_s)
+        end_claw_processes(ctx.sandbox)  # what the claw left in the background ends before the patch is taken
         self.claw.backup_session(ctx, self.layout.transcript)
         return result
 
@@ -117,9 +122,17 @@ class ClawSession:
             (self.layout.logs / "claw-usage.json").write_text(usage.model_dump_json(indent=2))
 
 
-def run_with_deadline(work: Any, deadline_s: float) -> TurnResult:
-    """Run ``work()`` in a daemon thread; past the deadline return a timeout result and leave it
-    to die with its container (the caller tears the container down)."""
+class ClawDidNotStop(RuntimeError):
+    """The claw's turn was still running after the deadline, its stop and the grace: nothing of
+    the attempt can be trusted (a patch taken now could still change), so it is a harness error."""
+
+
+def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
+                      stop: Callable[[], None] | None = None, grace_s: float = 30.0) -> TurnResult:
+    """Run ``work()`` in a thread. Past the deadline, ``stop()`` ends the claw (its processes
+    killed, its host-side loop asked to stop, its calls cut at the gateway) and the thread is
+    joined: a timeout result comes back only once nothing of the claw runs any more. A thread
+    still alive after ``grace_s`` raises ClawDidNotStop."""
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -132,8 +145,61 @@ def run_with_deadline(work: Any, deadline_s: float) -> TurnResult:
     thread.start()
     thread.join(deadline_s)
     if thread.is_alive():
+        if stop is not None:
+            stop()
+        thread.join(grace_s)
+        if thread.is_alive():
+            raise ClawDidNotStop(f"claw still running {grace_s:.0f} s after it was stopped at the "
+                                 f"{deadline_s:.0f} s deadline")
         return TurnResult(success=False, timeout=True, finish_reason="timeout", exit_status="host_deadline",
-                          duration_s=deadline_s, error=f"claw still running after the {deadline_s:.0f} s deadline")
+                          duration_s=deadline_s, error=f"claw stopped at the {deadline_s:.0f} s host deadline")
     if "error" in box:
         raise box["error"]
     return box["result"]
+
+
+def claw_stopper(claw: ClawAdapter, ctx: ClawContext, gateway: Any, attempt_id: str) -> Callable[[], None]:
+    """What ends a claw at its deadline, for every kind of claw: its own stop hook (host-side
+    loops), a kill of every process in its container (claws and tools inside), and closing the
+    attempt at the gateway (a call still running is cut and ledgered as abandoned, new ones are
+    refused). Each step runs even when another fails."""
+    from clawmark.attempts.gateway_link import close
+
+    def stop() -> None:
+        for step in (lambda: claw.stop(ctx), lambda: end_claw_processes(ctx.sandbox),
+                     lambda: close(gateway, attempt_id, drain_s=0.0)):
+            try:
+                step()
+            except Exception:  # noqa: BLE001 - the join that follows tells whether the claw stopped
+                continue
+
+    return stop
+
+
+# Every process of the container but init (PID 1), the container's own lifetime command (the
+# first child of init: the lowest PID whose parent is 1) and this script; three passes catch what
+# a dying process forks. Shell builtins only, so any image can run it.
+_KILL_CLAW_PROCESSES = r"""
+main=""
+for d in /proc/[0-9]*; do
+  p=${d#/proc/}; pp=""
+  while read -r key value; do [ "$key" = "PPid:" ] && pp=$value && break; done < "$d/status" 2>/dev/null
+  if [ "$p" != 1 ] && [ "$pp" = 1 ] && { [ -z "$main" ] || [ "$p" -lt "$main" ]; }; then main=$p; fi
+done
+for pass in 1 2 3; do
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    case "$p" in 1|"$main"|"$$") ;; *) kill -KILL "$p" 2>/dev/null ;; esac
+  done
+done
+true
+"""
+
+
+def end_claw_processes(sandbox: Any) -> None:
+    """SIGKILL the claw, its tools and whatever they started in the background, keeping the
+    container itself alive for the patch. Only a real container: a test double's host is left alone."""
+    from clawmark.runtime.sandbox import Sandbox
+
+    if isinstance(sandbox, Sandbox):
+        sandbox.exec(["sh", "-c", _KILL_CLAW_PROCESSES], timeout_s=30, user="0")

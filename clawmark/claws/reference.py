@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,7 @@ class ReferenceClaw(ClawAdapter):
         self.messages: list[dict[str, Any]] = []
         self.steps = 0
         self.usage = Usage(cost_usd=math.nan)  # from the replies' usage blocks (a cross-check)
+        self.stop_requested = threading.Event()  # set by stop(), from the runner's thread
 
     def create_agent(self, ctx: ClawContext) -> None:
         if ctx.track == "closed_loop":
@@ -104,8 +106,12 @@ class ReferenceClaw(ClawAdapter):
         if not self.messages:
             self.create_agent(ctx)
         self.messages.append({"role": "user", "content": message})
+        self.stop_requested.clear()  # a stop ends one turn; a later turn starts afresh
         loop = _Loop(self, ctx, turn)
         return loop.run()
+
+    def stop(self, ctx: ClawContext) -> None:
+        self.stop_requested.set()
 
     def collect_usage(self, ctx: ClawContext) -> Usage | None:
         return self.usage
@@ -179,6 +185,8 @@ class _Loop:
 
     def check_limits(self) -> None:
         budgets = self.ctx.budgets
+        if self.claw.stop_requested.is_set():
+            raise TimeLimit("stopped by the runner at the host deadline")
         if self.turn_steps >= budgets.steps:
             raise StepLimit(f"{budgets.steps} steps used")
         if self.clock.elapsed() >= budgets.seconds:

@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from clawmark.gateway import client, passthrough
 from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.errors import ContextWindowExceeded, InvalidRequest, ModelError
+from clawmark.gateway.inflight import AttemptClosed, CallToken, InFlight
 from clawmark.gateway.routes import CLAW_PARAMS, AttemptRoute, RouteTable, UnknownAttempt, check_id
 
 _HTTP_STATUS = {"rate_limited": 429, "auth_error": 401, "invalid_request": 400, "context_window_exceeded": 400,
@@ -55,17 +56,28 @@ class GatewayApp:
                 **claw_params, **route.params}
 
     async def chat(self, route: AttemptRoute, role: str, body: dict):
-        kwargs = self.call_kwargs(route, role, body)
-        if not body.get("stream"):
-            completion = await client.acomplete(**kwargs)
-            return JSONResponse(completion.response)
-        wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        stream = client.astream(**kwargs)
-        first = await anext(stream)  # upstream errors surface here, as a proper HTTP status
-        return StreamingResponse(self._relay(first, stream, wants_usage), media_type="text/event-stream")
+        """One call, counted in the attempt's in-flight set until its ledger line is written (for a
+        stream: until the relay ends), so closing the attempt can drain it."""
+        token, relayed = route.inflight.enter(), False
+        try:
+            kwargs = self.call_kwargs(route, role, body)
+            if not body.get("stream"):
+                completion = await client.acomplete(**kwargs)
+                return JSONResponse(completion.response)
+            wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            stream = client.astream(**kwargs)
+            first = await anext(stream)  # upstream errors surface here, as a proper HTTP status
+            relayed = True
+            relay = self._relay(first, stream, wants_usage, route.inflight, token)
+            return StreamingResponse(relay, media_type="text/event-stream")
+        finally:
+            if not relayed:
+                route.inflight.leave(token)
 
-    async def _relay(self, first: list[dict], stream: AsyncIterator[list[dict]], wants_usage: bool) -> AsyncIterator[bytes]:
+    async def _relay(self, first: list[dict], stream: AsyncIterator[list[dict]], wants_usage: bool,
+                     inflight: InFlight, token: CallToken) -> AsyncIterator[bytes]:
         """One write per batch; [DONE] rides with the final usage chunk (socket sends dominate a hop)."""
+        inflight.move(token)
         done = False
         try:
             batch = first
@@ -85,6 +97,9 @@ class GatewayApp:
             pass
         except ModelError as err:  # broken half-way: tell the claw in-band, the ledger has it already
             yield _sse({"error": {"message": str(err), "type": err.kind}})
+        finally:
+            await stream.aclose()  # the ledger line is written (abandoned, if cut) before we leave
+            inflight.leave(token)
         if not done:
             yield DONE
 
@@ -107,6 +122,10 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
     async def unknown_attempt(_: Request, exc: UnknownAttempt) -> JSONResponse:
         return error_response(404, str(exc), "not_found")
 
+    @app.exception_handler(AttemptClosed)
+    async def closed_attempt(_: Request, exc: AttemptClosed) -> JSONResponse:
+        return error_response(410, str(exc), "attempt_closed")
+
     @app.exception_handler(ModelError)
     async def model_error(_: Request, exc: ModelError) -> JSONResponse:
         return model_error_response(exc)
@@ -125,7 +144,12 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
         body = await _json_body(request, gateway.max_body_bytes)
         if isinstance(body, JSONResponse):
             return body
-        return await handle_responses(gateway, gateway.routes.get(attempt_id), check_id(role, "role"), body)
+        route = gateway.routes.get(attempt_id)
+        token = route.inflight.enter()
+        try:
+            return await handle_responses(gateway, route, check_id(role, "role"), body)
+        finally:
+            route.inflight.leave(token)
 
     @app.get("/a/{attempt_id}/{role}/v1/models")
     async def attempt_models(attempt_id: str, role: str) -> dict:

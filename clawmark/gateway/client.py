@@ -101,8 +101,9 @@ class _Call:
     def record(self, usage: dict | None, err: ModelError | None = None) -> UsageRecord:
         tokens = usage_tokens(usage or {})
         priced = {k: tokens[k] for k in ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")}
-        # A reply without usage spent unknown tokens: its cost is missing (NaN), not zero.
-        cost = math.nan if usage is None and err is None else self.prices.cost(self.model, **priced)
+        # A reply without usage, or a call cut off mid-way, spent unknown tokens: NaN, not zero.
+        unknown = usage is None and (err is None or isinstance(err, CallAbandoned))
+        cost = math.nan if unknown else self.prices.cost(self.model, **priced)
         record = UsageRecord(
             attempt_id=self.attempt_id, role=self.role, model=self.model, **tokens, cost_usd=cost,
             latency_s=time.perf_counter() - self.started, status=err.kind if err else "ok",
@@ -158,8 +159,11 @@ async def acomplete(*, role: str, attempt_id: str, model: str, messages: list[di
                 response = await passthrough.post(target, body, call.config.timeout_s)
             else:
                 response = (await litellm.acompletion(**kwargs)).model_dump()
+        except asyncio.CancelledError:  # the attempt was closed with this call running
+            _abandon(call)
+            raise
         except Exception as exc:  # noqa: BLE001 - classified by to_model_error
-            await asyncio.sleep(call.next_delay(exc))
+            await _backoff(call, exc)
         else:
             _record_reply(recorder, messages, response)
             return Completion(response=response, usage=call.record(response.get("usage")))
@@ -202,8 +206,24 @@ async def _open_stream(call: _Call, messages: list[dict], tools: list | None, pa
             else:
                 stream = _dumped(await litellm.acompletion(**call.litellm_kwargs(messages, tools, params), **streaming))
             return stream, await anext(stream)
+        except asyncio.CancelledError:  # the attempt was closed with this call running
+            _abandon(call)
+            raise
         except Exception as exc:  # noqa: BLE001 - classified by to_model_error
-            await asyncio.sleep(call.next_delay(exc))
+            await _backoff(call, exc)
+
+
+def _abandon(call: _Call) -> None:
+    call.record(None, CallAbandoned("cancelled: the attempt was closed while the call ran"))
+
+
+async def _backoff(call: _Call, exc: Exception) -> None:
+    delay = call.next_delay(exc)  # raises (recorded) when retrying cannot help
+    try:
+        await asyncio.sleep(delay)
+    except asyncio.CancelledError:
+        _abandon(call)
+        raise
 
 
 class _StreamTally:

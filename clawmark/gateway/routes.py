@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from clawmark.gateway.budget import Budget
+from clawmark.gateway.inflight import AttemptClosed, InFlight
 from clawmark.gateway.ledger import Ledger
 from clawmark.gateway.passthrough import OPENAI_BODY_PARAMS
 from clawmark.gateway.prices import PriceTable
@@ -36,6 +37,10 @@ class AttemptRoute:
     params: dict[str, Any] = field(default_factory=dict)  # fixed litellm params (api_base, keys, ...)
     recorder: CassetteRecorder | None = None  # recording on: replies appended to a cassette
     prices: PriceTable | None = None  # None: the gateway's table; else one with the attempt's fallback
+    inflight: InFlight = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.inflight = InFlight(self.attempt_id)
 
     def model_for(self, role: str, asked: str | None) -> str | None:
         return self.role_models.get(role) or self.model or asked
@@ -49,6 +54,7 @@ class RouteTable:
         self.record_dir = record_dir
         self.allow_unregistered = allow_unregistered
         self._routes: dict[str, AttemptRoute] = {}
+        self._closed: set[str] = set()  # never served again, even in open mode
         self._lock = threading.Lock()
 
     def register(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
@@ -63,6 +69,7 @@ class RouteTable:
             budget=Budget(budget_usd, name=f"attempt {attempt_id}", parent=sweep_budget),
             recorder=CassetteRecorder(self.record_dir / f"{attempt_id}.yaml") if self.record_dir else None)
         with self._lock:
+            self._closed.discard(attempt_id)
             self._routes[attempt_id] = route
         return route
 
@@ -70,10 +77,23 @@ class RouteTable:
         with self._lock:
             self._routes.pop(attempt_id, None)
 
+    def close(self, attempt_id: str, drain_s: float) -> int:
+        """Refuse the attempt's new calls, let its running ones write their ledger lines (cancel
+        them after `drain_s`), then forget it; returns how many calls were cancelled."""
+        with self._lock:
+            route = self._routes.get(attempt_id)
+            self._closed.add(attempt_id)
+        cancelled = route.inflight.close(drain_s) if route is not None else 0
+        self.unregister(attempt_id)
+        return cancelled
+
     def get(self, attempt_id: str) -> AttemptRoute:
         check_id(attempt_id)
         with self._lock:
             route = self._routes.get(attempt_id)
+            closed = attempt_id in self._closed
+        if closed:
+            raise AttemptClosed(f"attempt {attempt_id!r} is closed")
         if route is not None:
             return route
         if not self.allow_unregistered:

@@ -78,5 +78,11 @@ class GatewayServer:
     def unregister_attempt(self, attempt_id: str) -> None:
         self.routes.unregister(attempt_id)
 
+    def close_attempt(self, attempt_id: str, drain_s: float = 30.0) -> int:
+        """End an attempt at the gateway: new calls refused (410), running ones drained into the
+        ledger (cancelled and recorded as abandoned after `drain_s`). After it returns, the
+        attempt's ledger is complete. Returns how many calls had to be cancelled."""
+        return self.routes.close(attempt_id, drain_s)
+
     def ledger_path(self, attempt_id: str) -> Path:
         return self.routes.ledger_path(attempt_id)

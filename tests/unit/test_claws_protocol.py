@@ -54,13 +54,20 @@ def test_provider_failures_are_infra_but_model_failures_are_graded(kind, status)
     assert model_error_status(kind) == status
 
 
-def test_deadline_returns_a_timeout_while_the_turn_still_runs():
+def test_deadline_stops_the_turn_and_returns_only_once_it_ended():
     release = threading.Event()
-    started = time.monotonic()
-    result = run_with_deadline(lambda: release.wait(30), 0.3)
-    release.set()
+    result = run_with_deadline(lambda: release.wait(30), 0.3, stop=release.set, grace_s=30)
     assert (result.timeout, result.finish_reason, result.exit_status) == (True, "timeout", "host_deadline")
-    assert time.monotonic() - started < 5
+    assert release.is_set() and "claw-turn" not in {t.name for t in threading.enumerate()}
+
+
+def test_a_turn_that_ignores_its_stop_is_refused_not_left_running():
+    from clawmark.attempts.session import ClawDidNotStop
+
+    release = threading.Event()
+    with pytest.raises(ClawDidNotStop, match="still running"):
+        run_with_deadline(lambda: release.wait(30), 0.2, stop=lambda: None, grace_s=0.2)
+    release.set()
 
 
 def test_deadline_passes_results_and_errors_through():
