@@ -6,9 +6,10 @@ attempt with the gateway ─► claw: docker_args, post_container_start, create_
 patch ─► delete_agent + teardown (always) ─► evaluate in a fresh container ─► row + prediction
 + report.json in the cell's artifact folder, row committed last.
 
-The claw's budget is also a host-side deadline: when it passes, the patch is taken from the
-still-running container (as Claw-SWE-Bench does for timed-out instances) and the container is
-torn down, which ends whatever the claw was still doing in it.
+The claw's budget is also a host-side deadline: when it passes, the claw is stopped (its host
+loop asked to end, every process in the container killed, its calls cut at the gateway) and its
+thread joined; only then is the patch taken from the container (as Claw-SWE-Bench does for
+timed-out instances). The ledger is summed after the attempt is closed at the gateway.
 """
 
 from __future__ import annotations
