@@ -165,7 +165,7 @@ def find_caps(body: str, title: str = "") -> list[tuple[float, str]]:
         if not matches and leading:
             matches = list(_LEADING_CAP.finditer(item))
         condition = _clean(re.sub(r"^\s*(?:[-*+]|\d+[.)、])\s+", "", item))
-        values = [float(m.group("num")) for m in matches]
+        values = [float(m.group("num")) for m in matches if not _PART_CAP.search(m.group(0))]
         if _LIST_START.match(item):  # `- **Cap 0.4 — name.** ... cap total at 0.4.` states one cap twice
             values = list(dict.fromkeys(values))
         for value in values:
@@ -186,6 +186,8 @@ def _items(body: str) -> list[str]:
 
 
 _LEADING_CAP = re.compile(r"^\s*[-*+]\s+(?:\*\*|__)?\s*(?P<num>0?\.\d+|1\.0+)(?![\d%％])\s*(?:\*\*|__)?\s*[—–-]")
+# "cap the Zoom checkpoint at 0", "cap this line at 0.5": a part of the score, not the score.
+_PART_CAP = re.compile(r"checkpoint|\bline\b|\bcomponent\b|\bsub-?score\b|检查点|该项|此项", re.I)
 _ARROW_CAP = re.compile(r"(?:→|->|=>)" + _CAP_NUM + r"\s*[.。]?\s*$")
 _LIST_START = re.compile(r"^\s*(?:[-*+]|\d+[.)、])\s+")
 

@@ -223,6 +223,7 @@ def test_release_checkpoint_shapes(tmp_path: Path, body: str, ids: list, weights
     ("| 条件 | 上限 |\n|---|---|\n| 缺少文件，得分上限 0.3 | - |\n", [0.3]),
     ("- **0.30 — No deliverable.** none\n- **Cap 0.40 — Bypass.** if so,\n  cap total at 0.40.\n", [0.3, 0.4]),
     ("If late, cap at 0.70. If wrong, cap at 0.70. If absent, cap at 0.40.\n", [0.7, 0.7, 0.4]),
+    ("- One room reused\n  → cap Zoom-meeting checkpoint at 0 (and overall cap 0.85).\n", [0.85]),
 ])
 def test_release_cap_shapes(tmp_path: Path, policy: str, caps: list) -> None:
     rubric = parse(tmp_path, f"## 5. Checkpoint Rubric\n- 1.0 — All: done\n## 6. Scoring Policy / Caps\n{policy}")

@@ -61,7 +61,7 @@ EXPECTED = {
     "task_205_06_rust_meetup_route_gui_note": ("zh", "cross_platform", 7, 12),
     "task_205_10_tokyo_web_plan": ("zh", "cross_platform", 5, 5),
     "task_205_11_denver_web_plan": ("zh", "cross_platform", 5, 5),
-    "task_205_33_calendar_scheduling": ("zh", "cross_platform", 8, 11),
+    "task_205_33_calendar_scheduling": ("zh", "cross_platform", 8, 9),  # "cap Zoom-meeting checkpoint at 0" is no score cap
 }
 
 
