@@ -14,6 +14,8 @@ _CLAWS: dict[str, str] = {
     "bare": "clawmark.claws.bare:BareClaw",
     "reference": "clawmark.claws.reference:ReferenceClaw",
     "mini-swe-agent": "clawmark.claws.mini_swe_agent:MiniSweAgentClaw",
+    "openclaw": "clawmark.claws.openclaw:OpenClawClaw",
+    "edict": "clawmark.claws.edict:EdictClaw",
 }
 
 

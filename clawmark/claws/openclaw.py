@@ -1,0 +1,183 @@
+"""``openclaw``: the real npm package (2026.9.6) running INSIDE the instance container.
+
+The claw image ``images/claw-openclaw`` holds Node 24 and OpenClaw in ``/opt/claws/openclaw``,
+shared read-only into the instance container as a seeded volume (:mod:`clawmark.claws.volumes`).
+``create_agent`` writes ``openclaw.json`` into the claw home (``OPENCLAW_STATE_DIR`` /
+``OPENCLAW_CONFIG_PATH``): one custom OpenAI-compatible provider at the attempt's gateway URL,
+its key taken from the environment by OpenClaw's ``${VAR}`` substitution (never on disk), the
+model priced like the gateway prices it (so OpenClaw's own cost figure is a real cross-check),
+the ``coding`` tool profile and ``tools.exec.mode: full`` (no approval prompts: the container is
+the sandbox), its persona workspace in the claw home and its working directory in the repo.
+
+Each turn is ``openclaw agent --local --session-id <sid> --message-file F --json --timeout N``;
+a follow-up turn reuses the session id. The JSON envelope, not the exit code, decides: OpenClaw
+exits 1 on any failure and prints one of three shapes (``{ok: false, error}``, a reply whose
+``meta.error`` is set, or payloads flagged ``isError``). Provider failures are typed from the
+gateway ledger (:func:`clawmark.attempts.outcome.provider_failure`), the witness every claw shares.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
+from clawmark.claws.openclaw_envelope import envelope_usage, parse_envelope, turn_verdict
+
+IMAGE_NAME = "claw-openclaw"
+ROOT = "/opt/claws/openclaw"
+OPENCLAW = f"{ROOT}/bin/clawmark-openclaw"
+PROVIDER = "clawmark"
+TOKEN_ENV = "CLAWMARK_GATEWAY_TOKEN"
+LOCAL_KEY = "clawmark-local"  # OpenClaw accepts a non-secret marker for private-network providers
+
+
+class OpenClawConfig(ClawAdapter.Config):
+    tool_profile: str = Field("coding", description="OpenClaw tools.profile.")
+    exec_mode: str = Field("full", description="OpenClaw tools.exec.mode (full: no approval prompts).")
+    context_window: int = Field(128_000, gt=0, description="contextWindow declared for the model.")
+    max_tokens: int = Field(8192, gt=0, description="maxTokens declared for the model.")
+    grace_s: float = Field(120.0, description="Host deadline beyond OpenClaw's own --timeout (startup ~15 s).")
+
+
+class OpenClawClaw(ClawAdapter):
+    name = "openclaw"
+    version = "2026.9.6"
+    needs_image_layer = IMAGE_NAME
+    runs_in_container = True
+    Config = OpenClawConfig
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        super().__init__(config)
+        self.turn_usages: list[Usage] = []
+
+    def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
+        from clawmark.claws.volumes import seeded_volume
+
+        volume = seeded_volume(IMAGE_NAME, ROOT, f"{OPENCLAW} --version")
+        return {"network": "gateway", "volumes": {volume: {"bind": ROOT, "mode": "ro"}}}
+
+    def post_container_start(self, ctx: ClawContext) -> None:
+        probe = ctx.sandbox.exec(f"mkdir -p {ctx.claw_home}/state && {OPENCLAW} --version", timeout_s=120)
+        if probe.exit_code != 0 or self.version not in probe.stdout:
+            raise ClawError(f"openclaw {self.version} is not runnable in the container: "
+                            f"{(probe.stdout + probe.stderr)[-500:]}")
+
+    def create_agent(self, ctx: ClawContext) -> None:
+        ctx.sandbox.write_file(self.config_path(ctx), json.dumps(self.openclaw_config(ctx), indent=1).encode())
+
+    def config_path(self, ctx: ClawContext) -> str:
+        return f"{ctx.claw_home}/state/openclaw.json"
+
+    def openclaw_config(self, ctx: ClawContext, agents: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The whole openclaw.json; ``agents`` adds ``agents.entries`` (EDICT's role agents)."""
+        config: Any = self.config
+        defaults = {"model": {"primary": f"{PROVIDER}/{ctx.model}"}, "workspace": f"{ctx.claw_home}/workspace",
+                    "cwd": ctx.workspace, "timeoutSeconds": int(ctx.budgets.seconds)}
+        return {
+            "models": {"mode": "replace", "providers": {PROVIDER: self._provider(ctx)}},
+            "agents": {"defaults": defaults, **({"entries": agents} if agents else {})},
+            "tools": {"profile": config.tool_profile, "exec": {"mode": config.exec_mode, "host": "gateway"}},
+        }
+
+    def _provider(self, ctx: ClawContext) -> dict[str, Any]:
+        config: Any = self.config
+        model = {"id": ctx.model, "name": ctx.model, "reasoning": False, "input": ["text"],
+                 "cost": _openclaw_cost(ctx.model), "contextWindow": config.context_window,
+                 "maxTokens": config.max_tokens, "compat": {"supportsUsageInStreaming": True}}
+        return {"baseUrl": ctx.gateway_url, "apiKey": "${%s}" % TOKEN_ENV, "api": "openai-completions",
+                "models": [model]}
+
+    def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
+        return self.agent_turn(ctx, message, label=f"turn{turn}", session_id=ctx.attempt_id)
+
+    def agent_turn(self, ctx: ClawContext, message: str, *, label: str, session_id: str,
+                   agent: str | None = None) -> TurnResult:
+        """One ``openclaw agent --local`` turn of ``agent`` (the default agent when None)."""
+        clock = Stopwatch()
+        message_file = f"{ctx.claw_home}/message-{label}.txt"
+        ctx.sandbox.write_file(message_file, message.encode())
+        argv = [OPENCLAW, "agent", "--local", "--session-id", session_id, "--message-file", message_file,
+                "--json", "--timeout", str(int(ctx.budgets.seconds))] + (["--agent", agent] if agent else [])
+        config: Any = self.config
+        result = ctx.sandbox.exec(_join(argv), timeout_s=ctx.budgets.seconds + config.grace_s,
+                                  workdir=ctx.workspace, env=self.env(ctx))
+        logs = self._save_logs(ctx, result, label)
+        envelope = parse_envelope(result.stdout)
+        verdict = turn_verdict(envelope, result, ctx.ledger_path)
+        usage = envelope_usage(envelope)
+        if usage is not None:
+            self.turn_usages.append(usage)
+        return TurnResult(**verdict, exit_code=result.exit_code, log_paths=logs, session_id=session_id,
+                          duration_s=clock.elapsed(), usage=usage)
+
+    def env(self, ctx: ClawContext) -> dict[str, str]:
+        return {
+            "HOME": ctx.claw_home,
+            "OPENCLAW_STATE_DIR": f"{ctx.claw_home}/state",
+            "OPENCLAW_CONFIG_PATH": self.config_path(ctx),
+            TOKEN_ENV: ctx.gateway_token or LOCAL_KEY,
+            "NO_COLOR": "1",
+            "TERM": "dumb",
+        }
+
+    def _save_logs(self, ctx: ClawContext, result: Any, label: str) -> list[str]:
+        ctx.host_dir.mkdir(parents=True, exist_ok=True)
+        out, err = ctx.host_dir / f"openclaw-{label}.json", ctx.host_dir / f"openclaw-{label}.stderr.log"
+        out.write_text(result.stdout)
+        err.write_text(result.stderr)
+        return [str(out), str(err)]
+
+    def collect_usage(self, ctx: ClawContext) -> Usage | None:
+        """OpenClaw's own per-turn usage, summed over the turns of this attempt."""
+        if not self.turn_usages:
+            return None
+        total = Usage(cost_usd=0.0)
+        for usage in self.turn_usages:
+            total.input_tokens += usage.input_tokens
+            total.output_tokens += usage.output_tokens
+            total.cached_tokens += usage.cached_tokens
+            total.calls += usage.calls
+            total.cost_usd += usage.cost_usd
+        return total
+
+    def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
+        return self.export_trajectories(ctx, dest, [(None, ctx.attempt_id)])
+
+    def export_trajectories(self, ctx: ClawContext, dest: Path, sessions: list[tuple[str | None, str]]) -> list[Path]:
+        """``openclaw sessions export-trajectory`` of each (agent, session id) into ``dest``."""
+        exports = f"{ctx.claw_home}/exports"
+        saved = []
+        for agent, session_id in sessions:
+            key = f"agent:{agent or 'main'}:explicit:{session_id}"
+            name = f"openclaw-trajectory-{agent or 'main'}"
+            command = (f"mkdir -p {exports} && " + _join([OPENCLAW, "sessions", "export-trajectory", "--session-key",
+                       key, "--workspace", exports, "--output", name, "--json"]))
+            result = ctx.sandbox.exec(command, timeout_s=180, workdir=ctx.claw_home, env=self.env(ctx))
+            dest.mkdir(parents=True, exist_ok=True)
+            if result.exit_code != 0:  # a missing backup is logged, never fatal: the patch is what counts
+                (dest / f"{name}.error.log").write_text(f"exit {result.exit_code}\n{result.stdout}\n{result.stderr}")
+                continue
+            saved.append(ctx.sandbox.copy_out(f"{exports}/.openclaw/trajectory-exports/{name}", dest))
+        return saved
+
+
+def _openclaw_cost(model: str) -> dict[str, float]:
+    """The gateway's price of ``model`` in OpenClaw's terms (USD per million tokens); zeros when
+    unpriced, and then OpenClaw's cost figure is not compared (see usage_check)."""
+    from clawmark.gateway.client import default_prices
+
+    price = default_prices().own_price(model)
+    if price is None:
+        return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+    cached = price.cached_input if price.cached_input is not None else price.input
+    write = price.cache_write if price.cache_write is not None else price.input
+    return {"input": price.input, "output": price.output, "cacheRead": cached, "cacheWrite": write}
+
+
+def _join(parts: list[str]) -> str:
+    return " ".join(shlex.quote(part) for part in parts)
