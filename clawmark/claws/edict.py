@@ -1,0 +1,120 @@
+"""``edict``: EDICT's role agents on OpenClaw, dispatched the way UniClawBench runs them.
+
+One ``send_task`` is the whole dispatch: the entry agent (``taizi``) gets the message; then, while
+the kanban's task is not in a terminal state, the agent owning its state gets a turn (its own
+OpenClaw session, so each role keeps its history); last, the entry agent writes the final report.
+A wall-clock limit covers the whole dispatch (each turn's ``--timeout`` is what is left of it),
+and a role that leaves the state unchanged ends it (``stalled``) instead of looping.
+
+The roles come from an EDICT configuration directory (:mod:`clawmark.claws.edict_config`):
+``config_dir`` defaults to clawmark's small one (``tasks_catalog/edict``); point it at a checkout
+of the public EDICT project to run its real court (see that folder's README). The directory is
+copied into the claw home as ``EDICT_HOME``; each role gets an OpenClaw agent whose workspace
+holds its SOUL.md (``__REPO_DIR__`` replaced by ``EDICT_HOME``) and links to ``data/`` and
+``scripts/``, as EDICT's own installer sets them up.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from clawmark.claws.base import ClawContext, TurnResult
+from clawmark.claws.edict_config import EdictSetup, load_edict
+from clawmark.claws.openclaw import OpenClawClaw, OpenClawConfig
+from clawmark.settings import TASKS_CATALOG
+
+REPO_MARK = "__REPO_DIR__"
+
+
+class EdictConfig(OpenClawConfig):
+    config_dir: Path = Field(TASKS_CATALOG / "edict", description="EDICT directory: agents.json + agents/<id>/SOUL.md.")
+    max_dispatches: int = Field(12, ge=1, description="Role turns between the entry turn and the report.")
+    wall_clock_s: float | None = Field(None, gt=0, description="Limit of one whole dispatch; None = budgets.seconds.")
+    agent_cwd: Literal["task", "workspace"] = Field(
+        "task", description="Where roles' tools start: the task's folder, or each role's own workspace "
+                            "(the public EDICT SOUL.md files call scripts/ by relative path).")
+
+
+class EdictClaw(OpenClawClaw):
+    name = "edict"
+    version = "2026.9.6+edict"
+    Config = EdictConfig
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        super().__init__(config)
+        self.setup: EdictSetup = load_edict(self.config.config_dir)  # bad input fails here, before any run
+        self.sessions: list[tuple[str, str]] = []
+
+    def settings(self) -> dict[str, Any]:
+        from clawmark.runtime.recipes import tree_digest
+
+        return {**super().settings(), "config_digest": tree_digest(self.setup.folder)[:12]}
+
+    def edict_home(self, ctx: ClawContext) -> str:
+        return f"{ctx.claw_home}/edict"
+
+    def create_agent(self, ctx: ClawContext) -> None:
+        home = self.edict_home(ctx)
+        ctx.sandbox.copy_in(self.setup.folder, ctx.claw_home)
+        ctx.sandbox.exec(f"rm -rf {home} && mv {ctx.claw_home}/{shlex.quote(self.setup.folder.name)} {home} "
+                         f"&& mkdir -p {home}/data && (test -f {home}/data/tasks_source.json || echo '[]' > "
+                         f"{home}/data/tasks_source.json)", timeout_s=60)
+        for agent in self.setup.agents:
+            workspace = self._workspace(ctx, agent.id)
+            ctx.sandbox.exec(f"mkdir -p {workspace} && ln -sfn {home}/data {workspace}/data && "
+                             f"ln -sfn {home}/scripts {workspace}/scripts", timeout_s=60)
+            ctx.sandbox.write_file(f"{workspace}/SOUL.md", self.setup.souls[agent.id].replace(REPO_MARK, home).encode())
+        config = self.openclaw_config(ctx, agents=self._entries(ctx))
+        config["agents"]["ownership"] = "explicit"  # a roster of several agents must say so (2026.9)
+        ctx.sandbox.write_file(self.config_path(ctx), json.dumps(config, indent=1).encode())
+
+    def _workspace(self, ctx: ClawContext, agent_id: str) -> str:
+        return f"{ctx.claw_home}/workspaces/{agent_id}"
+
+    def _entries(self, ctx: ClawContext) -> dict[str, Any]:
+        config: Any = self.config
+        entries = {}
+        for agent in self.setup.agents:
+            entry: dict[str, Any] = {"workspace": self._workspace(ctx, agent.id),
+                                     "subagents": {"allowAgents": self.setup.allowed(agent.id)}}
+            if config.agent_cwd == "workspace":
+                entry["cwd"] = self._workspace(ctx, agent.id)
+            entries[agent.id] = entry
+        return entries
+
+    def env(self, ctx: ClawContext) -> dict[str, str]:
+        return {**super().env(ctx), "EDICT_HOME": self.edict_home(ctx)}
+
+    def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
+        from clawmark.claws.edict_dispatch import Dispatch
+
+        config: Any = self.config
+        limit = config.wall_clock_s or ctx.budgets.seconds
+        return Dispatch(self, ctx, turn, limit).run(message)
+
+    def role_turn(self, ctx: ClawContext, agent: str, message: str, label: str, seconds_left: float) -> TurnResult:
+        session_id = f"{ctx.attempt_id}-{agent}"
+        if (agent, session_id) not in self.sessions:
+            self.sessions.append((agent, session_id))
+        budgets = ctx.budgets.model_copy(update={"seconds": max(1.0, seconds_left)})
+        return self.agent_turn(ctx.model_copy(update={"budgets": budgets}), message, label=label,
+                               session_id=session_id, agent=agent)
+
+    def read_board(self, ctx: ClawContext) -> list[dict[str, Any]]:
+        try:
+            tasks = json.loads(ctx.sandbox.read_file(f"{self.edict_home(ctx)}/data/tasks_source.json"))
+        except Exception:  # noqa: BLE001 - a missing or garbled board is "no task yet"
+            return []
+        return [t for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else []
+
+    def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
+        saved = self.export_trajectories(ctx, dest, self.sessions)
+        board = self.read_board(ctx)
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "edict-kanban.json").write_text(json.dumps(board, ensure_ascii=False, indent=1))
+        return [*saved, dest / "edict-kanban.json"]

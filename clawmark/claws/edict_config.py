@@ -1,0 +1,102 @@
+"""An EDICT configuration directory, as the public EDICT project lays it out (MIT):
+
+    agents.json              [{"id": "taizi", "subagents": {"allowAgents": ["zhongshu"]}}, ...]
+    agents/<id>/SOUL.md      each role agent's persona; ``__REPO_DIR__`` = the directory itself
+    agents/GLOBAL.md         optional, appended to every SOUL.md
+    scripts/kanban_update.py the kanban command line the agents call
+    data/tasks_source.json   the kanban: a JSON list of tasks with ``id``, ``state``, ``org``
+    dispatch.yaml            optional, clawmark's: who acts on which state (defaults below)
+
+Without ``dispatch.yaml`` the dispatch follows the EDICT project's own state → agent table.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError
+
+from clawmark.catalog.errors import CatalogError, from_validation
+
+# The public EDICT project's routing (edict/backend/app/models/task.py), as data.
+EDICT_STATE_AGENTS = {"Taizi": "taizi", "Zhongshu": "zhongshu", "Menxia": "menxia", "Assigned": "shangshu",
+                      "Review": "shangshu", "PendingConfirm": "shangshu", "Pending": "zhongshu"}
+EDICT_ORG_AGENTS = {"户部": "hubu", "礼部": "libu", "兵部": "bingbu", "刑部": "xingbu", "工部": "gongbu",
+                    "吏部": "libu_hr", "中书省": "zhongshu", "门下省": "menxia", "尚书省": "shangshu"}
+
+
+class DispatchRules(BaseModel, extra="forbid"):
+    entry_agent: str = Field("taizi", description="Receives the request and writes the final report.")
+    state_agents: dict[str, str] = Field(default_factory=lambda: dict(EDICT_STATE_AGENTS))
+    org_agents: dict[str, str] = Field(default_factory=lambda: dict(EDICT_ORG_AGENTS),
+                                       description="Owner by the task's `org` when its state maps to nobody.")
+    terminal_states: list[str] = Field(default_factory=lambda: ["Done", "Cancelled", "Blocked"],
+                                       description="Blocked ends it too: no human unblocks in a benchmark.")
+
+    def owner(self, task: dict) -> str | None:
+        """The agent whose turn it is on ``task``, or None when nobody owns its state."""
+        return self.state_agents.get(str(task.get("state"))) or self.org_agents.get(str(task.get("org")))
+
+
+class RosterAgent(BaseModel):
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    name: str | None = None
+    subagents: dict = Field(default_factory=dict)
+
+
+class EdictSetup(BaseModel):
+    """The loaded directory: its role agents (with persona text) and its dispatch rules."""
+
+    folder: Path
+    agents: list[RosterAgent]
+    souls: dict[str, str]
+    rules: DispatchRules
+
+    def allowed(self, agent_id: str) -> list[str]:
+        agent = next(a for a in self.agents if a.id == agent_id)
+        return [str(x) for x in agent.subagents.get("allowAgents") or []]
+
+
+def load_edict(folder: Path) -> EdictSetup:
+    """Read and check an EDICT directory; raises CatalogError naming the file and field."""
+    folder = Path(folder)
+    roster_file = folder / "agents.json"
+    agents = _roster(roster_file)
+    rules = _rules(folder / "dispatch.yaml")
+    if rules.entry_agent not in {a.id for a in agents}:
+        raise CatalogError(roster_file, "id", f"an agent {rules.entry_agent!r} (the dispatch's entry_agent)")
+    glob = folder / "agents" / "GLOBAL.md"
+    extra = "\n\n" + glob.read_text() if glob.is_file() else ""
+    souls = {}
+    for agent in agents:
+        soul = folder / "agents" / agent.id / "SOUL.md"
+        if not soul.is_file():
+            raise CatalogError(soul, "SOUL.md", f"a persona file for agent {agent.id!r} listed in agents.json")
+        souls[agent.id] = soul.read_text() + extra
+    return EdictSetup(folder=folder, agents=agents, souls=souls, rules=rules)
+
+
+def _roster(path: Path) -> list[RosterAgent]:
+    if not path.is_file():
+        raise CatalogError(path, "agents.json", "a JSON list of role agents (EDICT layout)")
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise CatalogError(path, "<root>", f"valid JSON ({exc.msg})", exc.lineno) from exc
+    if not isinstance(data, list) or not data:
+        raise CatalogError(path, "<root>", "a non-empty list of agents")
+    try:
+        return [RosterAgent.model_validate(item) for item in data]
+    except ValidationError as exc:
+        raise from_validation(path, exc) from exc
+
+
+def _rules(path: Path) -> DispatchRules:
+    if not path.is_file():
+        return DispatchRules()
+    try:
+        return DispatchRules.model_validate(yaml.safe_load(path.read_text()) or {})
+    except ValidationError as exc:
+        raise from_validation(path, exc) from exc
