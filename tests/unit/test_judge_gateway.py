@@ -177,3 +177,15 @@ def test_simulator_garbage_twice_is_a_typed_failure(tmp_path, gateway, cassettes
         simulate(task, firewall(judge_view()), evidence(tmp_path), role_chat(gateway, "u3", "user_simulator", model),
                  turn=1, max_turns=3)
     assert len(failure.value.raw_outputs) == 2
+
+
+def test_a_model_error_is_raised_typed_not_taken_for_an_invalid_decision(tmp_path, gateway, cassettes):
+    from clawmark.gateway.errors import InvalidRequest
+    from clawmark.judge.outcome import error_status
+
+    task = write_task(tmp_path / "pkg")
+    model = cassettes("sup-silent", [{"match": "EXECUTOR TURN 9 OF 9", "content": decision_json("pass", 1.0)}])
+    with pytest.raises(InvalidRequest) as failure:
+        judge_turn(task, evidence(tmp_path), [], role_chat(gateway, "s5", "supervisor", model), turn=1, max_turns=3,
+                   snapshot=False)
+    assert error_status(failure.value).value == "infra_error"
