@@ -38,6 +38,7 @@ def run(
     simulator_model: str | None = typer.Option(None, "--simulator-model", help="Closed loop: user simulator model."),
     network: str = typer.Option("full", "--network", help="Closed loop: none, registries-only or full."),
     snapshot: bool = typer.Option(False, "--snapshot", help="Closed loop: run the task's offline snapshot text."),
+    image: str | None = typer.Option(None, "--image", help="Closed loop: task container image (default: workstation)."),
     results: Path | None = typer.Option(None, "--results", help="Result store root (default: settings)."),
     sweep_id: str = typer.Option("adhoc", "--sweep-id", help="Sweep the row is filed under."),
     steps: int = typer.Option(50, "--steps", min=1, help="Claw budget: model calls."),
@@ -60,7 +61,7 @@ def run(
             task = instance
     if task is not None:
         closed = {"supervisor_model": supervisor_model, "simulator_model": simulator_model,
-                  "network_policy": network, "snapshot": snapshot}
+                  "network_policy": network, "snapshot": snapshot, "image": image}
         row = _run_closed_loop(task, claw, model, seed, results, sweep_id, budgets, closed)
         _print_row(row, as_json, CLOSED_LOOP_FIELDS)
         return
