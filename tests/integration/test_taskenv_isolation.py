@@ -11,6 +11,7 @@ import pytest
 
 from clawmark.catalog.package import load_task
 from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network
+from clawmark.taskenv import TaskEnv, TaskEnvConfig
 
 from tests.integration.taskenv_support import CLOSED_LOOP, as_executor, as_root, make_package, task_env
 from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
@@ -42,14 +43,17 @@ def hidden_package(tmp_path, monkeypatch):
         "services/api/server.py": "import http.server as h\nh.ThreadingHTTPServer(('127.0.0.1', 18990), h.SimpleHTTPRequestHandler).serve_forever()\n",
     }, references=["references/eval_rule.md", "references/answer.json"], pre_exec=["ops/prep.py"],
         skills=["helper"], services=[{"name": "api", "start": "python3 server.py --port 18990"}])
-    (package / "sources" / "rubric_link.md").symlink_to("../references/eval_rule.md")  # a trap inside the package
     return package
 
 
 def test_executor_container_holds_no_hidden_file_content_secret_or_mount(workstation, hidden_package, tmp_path, docker_client):
     task = load_task(hidden_package)
     assert task.privacy_vars == ["HIDDEN_TOKEN"]
-    with task_env(hidden_package, workstation, tmp_path / "logs") as sandbox:
+    # A link to the rubric appearing after the catalog checked the package (which refuses such
+    # links): the runtime's own filter must still keep it out.
+    (hidden_package / "sources" / "rubric_link.md").symlink_to("../references/eval_rule.md")
+    config = TaskEnvConfig(image=workstation, labels={"clawmark.test": "taskenv"})
+    with TaskEnv(task, config, tmp_path / "logs") as sandbox:
         turn = as_executor(sandbox, "ls /tmp_workspace/clawbench/sources; cat /root/skills/helper/SKILL.md")
         found = as_root(sandbox, GREP_FS)
         names = as_root(sandbox, FIND_HIDDEN)
