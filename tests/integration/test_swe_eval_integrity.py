@@ -23,6 +23,7 @@ from clawmark.results.synthetic import example_row
 from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps.plan import RERUNNABLE_ERROR_KINDS
 from clawmark.swe.evaluate import EvalConfig, EvalStatus, evaluate_prediction
+from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 GO = next(i for i in load_instances(TASKS_CATALOG / "swe" / "instances.jsonl") if i.instance_id.endswith("envfile-go-1"))
@@ -138,3 +139,34 @@ def _kill_when_tests_run(client, patience_s: float = 300) -> None:
                 container.kill()
                 return
         time.sleep(0.5)
+
+
+@pytest.mark.parametrize("network", ["default", "none"])
+def test_the_row_records_the_evaluators_network(network, store, gateway):  # noqa: F811
+    row = attempt(INI, "oracle", "none", store, gateway, eval_network=network)
+    assert (row.status, row.resolved, row.network_policy, row.failure_reason) == ("resolved", True, network, None)
+    read_back = store.read("itest").set_index("cell_key").loc[row.cell_key]
+    assert read_back["network_policy"] == network
+
+
+def probing(check: str):
+    """The Go instance with an eval script whose one "test" passes when `check` succeeds."""
+    script = (f"#!/bin/bash\n: '>>>>> Start Test Output'\n({check}) && echo '--- PASS: TestProbe (0.00s)'"
+              " || echo '--- FAIL: TestProbe (0.00s)'\n: '>>>>> End Test Output'\n")
+    return GO.model_copy(update={"eval_script": script, "FAIL_TO_PASS": ["TestProbe"], "PASS_TO_PASS": []})
+
+
+def test_evaluations_get_the_default_network_unless_a_sweep_asks_for_none(tmp_path, docker_client):
+    """What real eval scripts need to reinstall their package. The probe asks the kernel for a
+    default route, so no address is contacted."""
+    probe = probing("(ip route 2>/dev/null || cat /proc/net/route) | grep -qE 'default|00000000'")
+    default = evaluate_prediction(probe, GO.patch, tmp_path / "default", QUICK)
+    hermetic = evaluate_prediction(probe, GO.patch, tmp_path / "none", QUICK.model_copy(update={"network": "none"}))
+    assert (default.status, hermetic.status) == (EvalStatus.RESOLVED, EvalStatus.UNRESOLVED)
+
+
+def test_evaluations_get_sys_admin_as_swebench_gives_it(tmp_path, docker_client):
+    probe = probing("cap=$(awk '/^CapEff/ {print $2}' /proc/self/status); (( (16#$cap >> 21) & 1 ))")  # CAP_SYS_ADMIN
+    given = evaluate_prediction(probe, GO.patch, tmp_path / "given", QUICK)
+    withheld = evaluate_prediction(probe, GO.patch, tmp_path / "withheld", QUICK.model_copy(update={"cap_add": []}))
+    assert (given.status, withheld.status) == (EvalStatus.RESOLVED, EvalStatus.UNRESOLVED)
