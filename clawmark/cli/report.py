@@ -5,19 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from typer.core import TyperGroup
 
+from clawmark.cli.groups import default_command_group
 
-class _SweepByDefault(TyperGroup):
-    """`clawmark report SWEEP_ID` runs the `sweep` command; `clawmark report pareto PATH` its own."""
-
-    def resolve_command(self, ctx, args):  # type: ignore[no-untyped-def]
-        if args and args[0] not in self.commands and not args[0].startswith("-"):
-            args = ["sweep", *args]
-        return super().resolve_command(ctx, args)
-
-
-app = typer.Typer(cls=_SweepByDefault, no_args_is_help=True)
+app = typer.Typer(cls=default_command_group("sweep"), no_args_is_help=True)
 lite_app = typer.Typer(no_args_is_help=True)
 
 

@@ -29,9 +29,13 @@ class SchemaMismatch(ValueError):
 class ConfigMismatch(RuntimeError):
     """A sweep is resumed with a resolved config that differs from the one it started with."""
 
-    def __init__(self, sweep_id: str, pinned: str, offered: str, path: str) -> None:
+    def __init__(self, sweep_id: str, pinned: str, offered: str, path: str,
+                 differences: list[str] | None = None) -> None:
         self.sweep_id, self.pinned, self.offered = sweep_id, pinned, offered
+        self.differences = differences or []
+        shown = "; ".join(self.differences[:8]) + (" …" if len(self.differences) > 8 else "")
         super().__init__(
             f"sweep {sweep_id!r} was started with config {pinned} ({path}); this run resolves to "
-            f"{offered}. Use a new sweep id, or re-pin on purpose with replace=True."
+            f"{offered}" + (f", differing in {shown}" if shown else "") +
+            ". Start it under a new sweep id (`clawmark sweep SPEC --fork NEW_ID`), or re-pin on purpose."
         )

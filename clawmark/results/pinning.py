@@ -25,7 +25,7 @@ def pin_config(store: ResultStore, sweep_id: str, config: Any, *, replace: bool 
     offered, path = config_hash(payload), store.sweep_config_path(sweep_id)
     pinned = pinned_hash(store, sweep_id)
     if pinned is not None and pinned != offered and not replace:
-        raise ConfigMismatch(sweep_id, pinned, offered, path)
+        raise ConfigMismatch(sweep_id, pinned, offered, path, differences(pinned_config(store, sweep_id), payload))
     if pinned != offered:
         text = json.dumps({"config_hash": offered, "config": payload}, indent=2, sort_keys=True)
         store.publish(path, text.encode("utf-8"))
@@ -47,3 +47,13 @@ def pinned_config(store: ResultStore, sweep_id: str) -> Any | None:
         return None
     with store.fs.open_input_stream(path) as stream:
         return json.loads(stream.read().decode("utf-8"))["config"]
+
+
+def differences(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """`path: old → new` for every leaf that differs between two JSON-like configs."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        found: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            found += differences(old.get(key, "<absent>"), new.get(key, "<absent>"), f"{prefix}{key}.")
+        return found
+    return [] if old == new else [f"{prefix.rstrip('.') or '<config>'}: {old!r} → {new!r}"]

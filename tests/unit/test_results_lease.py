@@ -59,3 +59,11 @@ def test_heartbeat_refreshes_the_lease(store):
         while lease.holder()["heartbeat"] == first and time.monotonic() < deadline:
             time.sleep(0.05)
         assert lease.holder()["heartbeat"] > first
+
+
+def test_a_resume_under_another_protocol_says_what_differs(store):
+    from clawmark.results.errors import ConfigMismatch
+
+    store.pin_config("p1", {"attempt": {"budgets": {"seconds": 3600, "steps": 50}}, "protocol_version": "1"})
+    with pytest.raises(ConfigMismatch, match=r"attempt\.budgets\.seconds: 3600 → 60.*--fork"):
+        store.pin_config("p1", {"attempt": {"budgets": {"seconds": 60, "steps": 50}}, "protocol_version": "1"})

@@ -1,0 +1,141 @@
+"""`clawmark sweep SPEC.yaml` runs a sweep with live progress; `clawmark sweep status ID` reads the store."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import typer
+
+from clawmark.cli.groups import default_command_group
+
+app = typer.Typer(cls=default_command_group("run"), no_args_is_help=True)
+POLL_S = 1.0
+
+
+@app.command("run", hidden=True)
+def sweep_run(
+    spec_file: Path = typer.Argument(..., exists=True, dir_okay=False, help="Sweep file (tasks_catalog/sweeps/*.yaml)."),
+    results: Path | None = typer.Option(None, "--results", help="Result store root (default: CLAWMARK_RESULTS)."),
+    force: bool = typer.Option(False, "--force", help="Run every cell again, committed or not."),
+    fork: str | None = typer.Option(None, "--fork", help="Run the spec under this new sweep id (a changed protocol)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's log lines too."),
+) -> None:
+    """Run every cell of SPEC_FILE that has no committed row yet, showing progress as it goes."""
+    from clawmark.cli.console import console
+    from clawmark.cli.sweep_view import finished_line, progress_table, summary_table
+
+    spec, store = _load(spec_file, results, fork)
+    plan = _plan(spec, store, force)
+    watcher = _watcher(store, spec.sweep_id, plan)
+    out = console()
+    if not verbose:
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    box: dict = {}
+    thread = threading.Thread(target=_run_flow, args=(spec, store, force, box), daemon=True)
+    thread.start()
+    if out.is_terminal:
+        from rich.live import Live
+
+        with Live(progress_table(watcher, spec), console=out, refresh_per_second=2) as live:
+            while thread.is_alive():
+                thread.join(POLL_S)
+                watcher.poll()
+                live.update(progress_table(watcher, spec))
+    else:
+        while thread.is_alive():
+            thread.join(POLL_S)
+            for cell in watcher.poll():
+                out.print(finished_line(cell, watcher), highlight=False)
+    for cell in watcher.poll():  # rows committed between the last poll and the flow's end
+        if not out.is_terminal:
+            out.print(finished_line(cell, watcher), highlight=False)
+    if "error" in box:
+        typer.echo(f"sweep {spec.sweep_id}: {type(box['error']).__name__}: {box['error']}", err=True)
+        raise typer.Exit(1)
+    out.print(summary_table(box["result"], store.root))
+
+
+def _load(spec_file: Path, results: Path | None, fork: str | None):
+    from clawmark.catalog.errors import CatalogError
+    from clawmark.results import ResultStore
+    from clawmark.settings import settings
+    from clawmark.sweeps import load_spec
+
+    try:
+        spec = load_spec(spec_file)
+    except CatalogError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    if fork:
+        spec = spec.model_copy(update={"sweep_id": fork})
+    return spec, ResultStore(results or settings().results_dir)
+
+
+def _plan(spec, store, force: bool):
+    from clawmark.results.errors import ConfigMismatch
+    from clawmark.sweeps import plan_sweep
+    from clawmark.sweeps.plan import pin_protocol
+
+    try:
+        pin_protocol(spec, store)
+        return plan_sweep(spec, store, force=force)
+    except (ConfigMismatch, ValueError, LookupError) as exc:  # unpriced model, unknown claw or task, changed protocol
+        typer.echo(f"sweep {spec.sweep_id}: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _watcher(store, sweep_id: str, plan):
+    from clawmark.sweeps.progress import SweepWatcher
+
+    watcher = SweepWatcher(store, sweep_id, {c.cell_key for c in plan.cells})
+    watcher.prime()
+    return watcher
+
+
+def _run_flow(spec, store, force: bool, box: dict) -> None:
+    try:
+        from flows.sweep import sweep  # the CLI is the top floor: it may start flows
+
+        box["result"] = sweep(spec=spec.model_dump(mode="json"), results_dir=str(store.root), force=force)
+    except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+        box["error"] = exc
+
+
+@app.command("status")
+def sweep_status(
+    sweep_id: str = typer.Argument(..., help="Sweep id in the result store."),
+    results: Path | None = typer.Option(None, "--results", help="Result store root (default: CLAWMARK_RESULTS)."),
+    spec_file: Path | None = typer.Option(None, "--spec", help="The sweep file, to count planned cells not yet run."),
+) -> None:
+    """Print a sweep's counts (done, running, errors, left, spend) from the store, running nothing."""
+    from clawmark.cli.console import console
+    from clawmark.cli.sweep_view import status_table
+    from clawmark.sweeps.progress import SweepWatcher
+
+    if spec_file:
+        spec, store = _load(spec_file, results, None)
+        planned = {c.cell_key for c in _plan_only(spec, store).cells}
+    else:
+        store, planned = _store(results), None
+    watcher = SweepWatcher(store, sweep_id, planned)
+    watcher.prime()
+    if watcher.counts.done == 0 and not planned:
+        typer.echo(f"{store.root}: sweep {sweep_id!r} has no rows (sweeps here: {', '.join(store.sweeps()) or 'none'})", err=True)
+        raise typer.Exit(1)
+    console().print(status_table(watcher, sweep_id))
+
+
+def _store(results: Path | None):
+    from clawmark.results import ResultStore
+    from clawmark.settings import settings
+
+    return ResultStore(results or settings().results_dir)
+
+
+def _plan_only(spec, store):
+    from clawmark.sweeps import plan_sweep
+
+    return plan_sweep(spec, store)
+

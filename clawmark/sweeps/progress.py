@@ -1,0 +1,101 @@
+"""Where a sweep stands, read from the store alone: what `clawmark sweep` shows live and
+`clawmark sweep status` prints. New row files are read once each (a poll lists files and reads
+only rows it has not seen), so watching a 10,000-cell sweep stays cheap."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from clawmark.results import ResultStore
+from clawmark.results.status import Status, is_error
+
+
+@dataclass
+class SweepCounts:
+    planned: int
+    done: int = 0
+    errors: int = 0
+    running: int = 0
+    spent_usd: float = 0.0
+    statuses: Counter = field(default_factory=Counter)
+
+    @property
+    def left(self) -> int:
+        return max(0, self.planned - self.done)
+
+
+@dataclass
+class FinishedCell:
+    cell_key: str
+    task_id: str
+    claw: str
+    model: str
+    status: str
+    cost_usd: float
+
+
+class SweepWatcher:
+    """Counts of one sweep; `poll()` returns the cells finished since the last poll."""
+
+    def __init__(self, store: ResultStore, sweep_id: str, planned: set[str] | None = None):
+        self.store, self.sweep_id = store, sweep_id
+        self.planned = planned
+        self.seen: set[str] = set()
+        self.counts = SweepCounts(planned=len(planned) if planned is not None else 0)
+        self.started = time.monotonic()
+        self.baseline = 0
+
+    def prime(self) -> None:
+        """Count what is already committed (a resume) in one read of the table, without
+        reporting it as newly finished."""
+        frame = self.store.read(self.sweep_id, columns=["cell_key", "status", "cost_usd"])
+        if self.planned is not None:
+            frame = frame[frame["cell_key"].isin(self.planned)]
+        self.seen |= set(frame["cell_key"])
+        for status, cost in zip(frame["status"], frame["cost_usd"]):
+            self._count(str(status), float(cost))
+        self.counts.running = self._running()
+        if self.planned is None:
+            self.counts.planned = self.counts.done
+        self.baseline = self.counts.done
+
+    def poll(self) -> list[FinishedCell]:
+        fresh = [k for k in self.store.completed_cells(self.sweep_id) - self.seen
+                 if self.planned is None or k in self.planned]
+        finished = [self._read(key) for key in sorted(fresh)]
+        self.counts.running = self._running()
+        if self.planned is None:
+            self.counts.planned = self.counts.done
+        return finished
+
+    def _read(self, key: str) -> FinishedCell:
+        row = self.store.read_row(self.sweep_id, key)
+        self.seen.add(key)
+        self._count(str(row.status), row.cost_usd)
+        return FinishedCell(key, row.task_id, row.claw, row.model, str(row.status), row.cost_usd)
+
+    def _count(self, status: str, cost_usd: float) -> None:
+        self.counts.done += 1
+        self.counts.errors += int(is_error(Status(status)))
+        self.counts.statuses[status] += 1
+        if math.isfinite(cost_usd):
+            self.counts.spent_usd += cost_usd
+
+    def _running(self) -> int:
+        folder = self.store.artifacts_root / self.sweep_id
+        if not folder.is_dir():
+            return 0
+        return sum(1 for cell in folder.iterdir() if cell.is_dir() and cell.name not in self.seen
+                   and (self.planned is None or cell.name in self.planned))
+
+    def rate_per_min(self) -> float:
+        minutes = (time.monotonic() - self.started) / 60
+        fresh = self.counts.done - self.baseline
+        return fresh / minutes if minutes > 0 and fresh else 0.0
+
+    def eta_s(self) -> float:
+        rate = self.rate_per_min()
+        return self.counts.left / rate * 60 if rate else math.nan
