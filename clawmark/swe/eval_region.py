@@ -19,9 +19,9 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from clawmark.swe.eval_script import EXIT_CODE_VAR
 from clawmark.swe.grading import END_MARKER, EXIT_CODE_LINE, START_MARKER, region_markers
 
-EXIT_CODE_VAR = "CLAWMARK_TEST_EXIT_CODE"
 _STATUS_CAPTURE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)=\$\?\s*$")
 
 

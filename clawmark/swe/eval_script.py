@@ -52,20 +52,6 @@ def make_eval_script(instance: Any) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
-def record_exit_code(eval_script: str) -> str:
-    """A row's own eval script made to print `clawmark:test_exit_code=N` after its end marker
-    (SWE-bench rows do not record the test command's status; swebench injects it the same
-    way). Scripts without an end marker, or already recording, come back unchanged."""
-    if EXIT_CODE_LINE in eval_script:
-        return eval_script
-    lines = eval_script.split("\n")
-    for number, line in enumerate(lines):
-        if END_MARKER in line:
-            recorded = [f"{EXIT_CODE_VAR}=$?", line, f'echo "{EXIT_CODE_LINE}=${EXIT_CODE_VAR}"']
-            return "\n".join([*lines[:number], *recorded, *lines[number + 1:]])
-    return eval_script
-
-
 def files_of_test_patch(test_patch: str) -> tuple[list[str], list[str]]:
     """(files the patch changes that exist at base, files it creates), read from the file
     headers only, never from hunk lines that happen to start with `---`."""

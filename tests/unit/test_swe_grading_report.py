@@ -12,7 +12,7 @@ import pytest
 
 from clawmark.catalog import SweInstance
 from clawmark.swe.eval_script import (EvalScriptError, files_of_test_patch, heredoc_delimiter,
-                                      make_eval_script, record_exit_code)
+                                      make_eval_script)
 from clawmark.swe.grading import grade
 from clawmark.swe.report import instance_report, run_summary, write_instance_report, write_json_atomic
 from tests.unit.test_swe_grading_parity import LOGS, as_swebench_log, make_row, swebench_spec
@@ -145,15 +145,6 @@ def test_eval_script_needs_a_test_cmd():
 def test_heredoc_delimiter_never_occurs_in_content():
     first = heredoc_delimiter("x")
     assert first not in "x" and heredoc_delimiter(f"x{first}") not in f"x{first}"
-
-
-def test_record_exit_code_injects_around_a_real_rows_end_marker():
-    script = ("set -uxo pipefail\n: '>>>>> Start Test Output'\n(go test -v ./...) | cat\n"
-              ": '>>>>> End Test Output'\ngit checkout b x\n")  # the Multilingual rows' shape
-    recorded = record_exit_code(script)
-    assert recorded.splitlines()[3:6] == ["CLAWMARK_TEST_EXIT_CODE=$?", ": '>>>>> End Test Output'",
-                                          'echo "clawmark:test_exit_code=$CLAWMARK_TEST_EXIT_CODE"']
-    assert record_exit_code(recorded) == recorded and record_exit_code("echo hi") == "echo hi"
 
 
 REAL_SCRIPTS = [json.loads(line) for line in (LOGS / "real_eval_scripts.jsonl").read_text().splitlines()]
