@@ -16,7 +16,7 @@ Who caused it decides where it counts (ARCHITECTURE.md invariant 4):
   counts all of these as unresolved; a grader that dropped them would reward a patch for
   breaking its own evaluation.
 - `failure_reason` (results column) tells the measured failures and the errors apart, finer
-  than the status; `FAILURE_REASONS` below lists the patch-track values.
+  than the status; `FailureReason` below lists the patch-track values.
 """
 
 from __future__ import annotations
