@@ -18,7 +18,8 @@ class Settings(BaseModel):
 
     home: Path = Field(description="State root: runs, ledgers, caches (CLAWMARK_HOME).")
     results_dir: Path = Field(description="Parquet rows and artifact folders (CLAWMARK_RESULTS).")
-    gateway_host: str = Field(description="Address the gateway binds on (CLAWMARK_GATEWAY_HOST).")
+    gateway_host: str = Field(description="Address the gateway binds on (CLAWMARK_GATEWAY_HOST; loopback by "
+                                          "default, the pipeline adds the containers' network address).")
     gateway_port: int = Field(description="Port of the gateway; 0 = pick a free one (CLAWMARK_GATEWAY_PORT).")
     prices_file: Path | None = Field(description="YAML of user price overrides (CLAWMARK_PRICES).")
     catalog_dir: Path = Field(description="Bundled or user task catalog root (CLAWMARK_CATALOG).")
@@ -30,7 +31,7 @@ class Settings(BaseModel):
         return cls(
             home=home,
             results_dir=Path(os.environ.get("CLAWMARK_RESULTS", home / "results")).expanduser(),
-            gateway_host=os.environ.get("CLAWMARK_GATEWAY_HOST", "0.0.0.0"),
+            gateway_host=os.environ.get("CLAWMARK_GATEWAY_HOST", "127.0.0.1"),
             gateway_port=int(os.environ.get("CLAWMARK_GATEWAY_PORT", "0")),
             prices_file=Path(prices).expanduser() if prices else None,
             catalog_dir=Path(os.environ.get("CLAWMARK_CATALOG", TASKS_CATALOG)).expanduser(),
