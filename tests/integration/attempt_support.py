@@ -1,5 +1,5 @@
 """Fixtures of the attempt/claw integration tests: the bundled instances, a live gateway that
-containers can reach (bound on all addresses), and a fresh result store per test."""
+containers can reach (loopback + the internal network's address), and a fresh result store per test."""
 
 from __future__ import annotations
 
@@ -19,7 +19,10 @@ INI_FIX_MESSAGE = "Only start inline comments after whitespace"
 def gateway(docker_client, tmp_path_factory):
     from clawmark.gateway.server import GatewayConfig, GatewayServer
 
-    config = GatewayConfig(host="0.0.0.0", ledger_dir=tmp_path_factory.mktemp("ledgers"))
+    from clawmark.runtime.network import gateway_network
+
+    # As the pipeline binds it: loopback and the containers' network address, never every interface.
+    config = GatewayConfig(host="127.0.0.1", also_hosts=[gateway_network()[1]], ledger_dir=tmp_path_factory.mktemp("ledgers"))
     with GatewayServer(config) as server:
         yield server
 
