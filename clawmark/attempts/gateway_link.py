@@ -9,11 +9,14 @@ from typing import Any
 HOST_LOOPBACK = "127.0.0.1"
 
 
-def register(gateway: Any, attempt_id: str, model: str, config: Any, ledger: Path) -> None:
-    """The claw cannot pick another model or escape its budget: both are pinned here."""
-    gateway.register_attempt(attempt_id, model=model, budget_usd=config.budgets.cost_usd,
-                             ledger_path=ledger, params=dict(config.model_params),
-                             fallback_price=config.fallback_price)
+def register(gateway: Any, attempt_id: str, model: str, config: Any, ledger: Path) -> str:
+    """The claw cannot pick another model or escape its budget: both are pinned here. Returns the
+    attempt's bearer token: the gateway refuses calls to this attempt without it (401/403), so a
+    claw holding another attempt's URL cannot spend this one's budget."""
+    route = gateway.register_attempt(attempt_id, model=model, budget_usd=config.budgets.cost_usd,
+                                     ledger_path=ledger, params=dict(config.model_params),
+                                     fallback_price=config.fallback_price, require_token=True)
+    return route.token
 
 
 def uses_fallback_price(model: str, config: Any, claw: Any) -> bool:

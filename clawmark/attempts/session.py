@@ -55,7 +55,7 @@ class ClawSession:
                 self.image_id = ctx.sandbox.image_id
         except infra_exceptions() as exc:  # no image, leak (refused), engine: typed by name in the row
             return PatchOutcome.infra(exc, "provision"), None
-        register(self.gateway, self.attempt_id, self.model, self.config, self.layout.ledger)
+        ctx.gateway_token = register(self.gateway, self.attempt_id, self.model, self.config, self.layout.ledger)
         try:
             return self._drive_and_extract(ctx)
         finally:

@@ -72,6 +72,7 @@ class BareClaw(ClawAdapter):
             ctx.model,
             [{"role": "user", "content": f"{message}\n{BARE_INSTRUCTIONS}"}],
             timeout_s=config.call_timeout_s,
+            token=ctx.gateway_token,
             temperature=config.temperature,
         )
         return str(first_message(reply).get("content") or "")

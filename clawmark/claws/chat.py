@@ -57,9 +57,11 @@ def chat_completion(
     *,
     tools: list[dict[str, Any]] | None = None,
     timeout_s: float = 600.0,
+    token: str = "",
     **params: Any,
 ) -> dict[str, Any]:
-    """POST ``{base_url}/chat/completions``; returns the OpenAI-shaped response dict."""
+    """POST ``{base_url}/chat/completions`` with the attempt's bearer ``token`` (``ctx.gateway_token``);
+    returns the OpenAI-shaped response dict."""
     body: dict[str, Any] = {"model": model, "messages": messages, **params}
     if tools:
         body["tools"] = tools
@@ -67,7 +69,7 @@ def chat_completion(
         response = httpx.post(
             f"{base_url.rstrip('/')}/chat/completions",
             json=body,
-            headers={"Authorization": "Bearer clawmark"},
+            headers={"Authorization": f"Bearer {token or 'clawmark'}"},
             timeout=timeout_s,
         )
     except httpx.HTTPError as exc:

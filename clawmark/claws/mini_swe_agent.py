@@ -155,7 +155,7 @@ class MiniSweAgentClaw(ClawAdapter):
             "MSWEA_COST_TRACKING": "ignore_errors",
             "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT": str(self.config.model_retry_attempts),  # type: ignore[attr-defined]
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "OPENAI_API_KEY": "clawmark",
+            "OPENAI_API_KEY": ctx.gateway_token or "clawmark",  # the attempt's gateway token, never a provider key
             "HOME": ctx.claw_home,
             "TERM": "dumb",
             "NO_COLOR": "1",

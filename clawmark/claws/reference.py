@@ -158,6 +158,7 @@ class _Loop:
                 self.claw.messages,
                 tools=self.tool_specs,
                 timeout_s=self.config.call_timeout_s,
+                token=self.ctx.gateway_token,
                 temperature=self.config.temperature,
             )
             message = first_message(reply)

@@ -17,9 +17,12 @@ def serve(
     port: int = typer.Option(None, help="Port (default: CLAWMARK_GATEWAY_PORT; 0 picks a free one)."),
     ledger_dir: Path = typer.Option(None, help="Per-attempt ledgers go here (default: $CLAWMARK_HOME/ledgers)."),
     record: Path = typer.Option(None, help="Recording on: append every reply to <DIR>/<attempt_id>.yaml."),
-    strict: bool = typer.Option(False, help="Refuse attempt ids nobody registered (the pipeline's mode)."),
+    allow_unregistered: bool = typer.Option(
+        False, help="Serve any attempt id with the model the request names. Anyone who reaches the "
+                    "port then spends your provider keys: keep the default loopback address."),
 ) -> None:
-    """Serve the model gateway (/a/<attempt_id>/<role>/v1/...) until Ctrl-C."""
+    """Serve the model gateway (/a/<attempt_id>/<role>/v1/...) until Ctrl-C. It registers no
+    attempt itself, so it refuses every call unless --allow-unregistered."""
     from clawmark.gateway.prices import PriceFileError, PriceTable
     from clawmark.gateway.server import GatewayConfig, GatewayServer
     from clawmark.gateway.serving import ServerStartError
@@ -29,7 +32,7 @@ def serve(
     try:
         PriceTable.from_settings()  # a bad CLAWMARK_PRICES file fails now, not at the first call
         config = GatewayConfig(host=host or conf.gateway_host, port=conf.gateway_port if port is None else port,
-                               ledger_dir=ledger_dir or conf.home / "ledgers", allow_unregistered=not strict,
+                               ledger_dir=ledger_dir or conf.home / "ledgers", allow_unregistered=allow_unregistered,
                                record_dir=record)
         gateway = GatewayServer(config).start()
     except (PriceFileError, ServerStartError, ValueError) as exc:
@@ -37,6 +40,8 @@ def serve(
         raise typer.Exit(2) from None
     shown = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
     typer.echo(f"gateway listening on http://{config.host}:{gateway.port}  ledgers: {config.ledger_dir}")
+    if not allow_unregistered:
+        typer.echo("refusing unregistered attempts (every one, here): pass --allow-unregistered to serve by hand")
     typer.echo(f"try: curl {gateway.base_url('demo', 'executor', host=shown)}/chat/completions "
                "-H 'content-type: application/json' -d '{\"model\":\"scripted/demo\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'")
     stop = threading.Event()

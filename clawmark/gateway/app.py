@@ -15,7 +15,7 @@ from clawmark.gateway import client, passthrough
 from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.errors import ContextWindowExceeded, InvalidRequest, ModelError
 from clawmark.gateway.inflight import AttemptClosed, CallToken, InFlight
-from clawmark.gateway.routes import CLAW_PARAMS, AttemptRoute, RouteTable, UnknownAttempt, check_id
+from clawmark.gateway.routes import CLAW_PARAMS, AttemptRoute, RouteTable, TokenRefused, UnknownAttempt, check_id
 
 _HTTP_STATUS = {"rate_limited": 429, "auth_error": 401, "invalid_request": 400, "context_window_exceeded": 400,
                 "budget_exceeded": 402, "upstream_unavailable": 503}
@@ -130,21 +130,26 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
     async def model_error(_: Request, exc: ModelError) -> JSONResponse:
         return model_error_response(exc)
 
+    @app.exception_handler(TokenRefused)
+    async def token_refused(_: Request, exc: TokenRefused) -> JSONResponse:
+        return error_response(exc.status, str(exc), "authentication_error")
+
     @app.post("/a/{attempt_id}/{role}/v1/chat/completions")
     async def chat(attempt_id: str, role: str, request: Request):
+        route = authorized(gateway.routes, attempt_id, request)  # before the body is even read
         body = await _json_body(request, gateway.max_body_bytes)
         if isinstance(body, JSONResponse):
             return body
-        return await gateway.chat(gateway.routes.get(attempt_id), check_id(role, "role"), body)
+        return await gateway.chat(route, check_id(role, "role"), body)
 
     @app.post("/a/{attempt_id}/{role}/v1/responses")
     async def responses(attempt_id: str, role: str, request: Request):
         from clawmark.gateway.responses_api import handle_responses  # noqa: PLC0415 - rarely used
 
+        route = authorized(gateway.routes, attempt_id, request)
         body = await _json_body(request, gateway.max_body_bytes)
         if isinstance(body, JSONResponse):
             return body
-        route = gateway.routes.get(attempt_id)
         token = route.inflight.enter()
         try:
             return await handle_responses(gateway, route, check_id(role, "role"), body)
@@ -152,8 +157,8 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
             route.inflight.leave(token)
 
     @app.get("/a/{attempt_id}/{role}/v1/models")
-    async def attempt_models(attempt_id: str, role: str) -> dict:
-        return gateway.models(gateway.routes.get(attempt_id), check_id(role, "role"))
+    async def attempt_models(attempt_id: str, role: str, request: Request) -> dict:
+        return gateway.models(authorized(gateway.routes, attempt_id, request), check_id(role, "role"))
 
     @app.get("/v1/models")
     @app.get("/api/v1/models")
@@ -169,6 +174,16 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
         return {"ok": True}
 
     return app
+
+
+def authorized(routes: RouteTable, attempt_id: str, request: Request) -> AttemptRoute:
+    """The attempt's route, once the request shows its token (`Authorization: Bearer …`, as
+    OpenAI clients send the API key, or `x-api-key`); refused before any upstream call or ledger line."""
+    route = routes.get(attempt_id)
+    header = request.headers.get("authorization") or ""
+    bearer = header[7:].strip() if header[:7].lower() == "bearer " else ""
+    route.check_token(bearer or request.headers.get("x-api-key"))
+    return route
 
 
 async def _json_body(request: Request, limit: int) -> dict | JSONResponse:

@@ -3,7 +3,9 @@ A registered attempt's model and budget cannot be changed from inside the claw's
 
 from __future__ import annotations
 
+import hmac
 import re
+import secrets
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,14 @@ class UnknownAttempt(LookupError):
     """A request for an attempt the gateway does not serve (strict mode), or a malformed id."""
 
 
+class TokenRefused(PermissionError):
+    """A request to a token-protected attempt without its bearer token (401) or with another (403)."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
 @dataclass
 class AttemptRoute:
     attempt_id: str
@@ -37,10 +47,21 @@ class AttemptRoute:
     params: dict[str, Any] = field(default_factory=dict)  # fixed litellm params (api_base, keys, ...)
     recorder: CassetteRecorder | None = None  # recording on: replies appended to a cassette
     prices: PriceTable | None = None  # None: the gateway's table; else one with the attempt's fallback
+    token: str = ""  # issued at registration (random, 256 bits)
+    require_token: bool = False  # True: a call without `token` is refused before anything else
     inflight: InFlight = field(init=False)
 
     def __post_init__(self) -> None:
         self.inflight = InFlight(self.attempt_id)
+
+    def check_token(self, presented: str | None) -> None:
+        """Refuse a call that does not carry this attempt's token (constant-time comparison)."""
+        if not self.require_token:
+            return
+        if not presented:
+            raise TokenRefused(f"attempt {self.attempt_id!r} needs its bearer token", 401)
+        if not hmac.compare_digest(presented.encode(), self.token.encode()):
+            raise TokenRefused(f"this token does not belong to attempt {self.attempt_id!r}", 403)
 
     def model_for(self, role: str, asked: str | None) -> str | None:
         return self.role_models.get(role) or self.model or asked
@@ -49,10 +70,12 @@ class AttemptRoute:
 class RouteTable:
     """Thread-safe map attempt id -> route; in open mode unknown ids get a default route."""
 
-    def __init__(self, ledger_dir: Path, allow_unregistered: bool, record_dir: Path | None = None):
+    def __init__(self, ledger_dir: Path, allow_unregistered: bool, record_dir: Path | None = None,
+                 require_tokens: bool = False):
         self.ledger_dir = ledger_dir
         self.record_dir = record_dir
         self.allow_unregistered = allow_unregistered
+        self.require_tokens = require_tokens
         self._routes: dict[str, AttemptRoute] = {}
         self._closed: set[str] = set()  # never served again, even in open mode
         self._lock = threading.Lock()
@@ -60,11 +83,13 @@ class RouteTable:
     def register(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
                  sweep_budget: Budget | None = None, ledger_path: Path | None = None,
                  role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None,
-                 prices: PriceTable | None = None) -> AttemptRoute:
+                 prices: PriceTable | None = None, require_token: bool | None = None) -> AttemptRoute:
+        """`require_token`: None follows the table's `require_tokens`."""
         check_id(attempt_id)
         route = AttemptRoute(
             attempt_id=attempt_id, model=model, role_models=dict(role_models or {}), params=dict(params or {}),
-            prices=prices,
+            prices=prices, token=secrets.token_urlsafe(32),
+            require_token=self.require_tokens if require_token is None else require_token,
             ledger=Ledger(ledger_path or self.default_ledger_path(attempt_id)),
             budget=Budget(budget_usd, name=f"attempt {attempt_id}", parent=sweep_budget),
             recorder=CassetteRecorder(self.record_dir / f"{attempt_id}.yaml") if self.record_dir else None)
@@ -98,7 +123,7 @@ class RouteTable:
             return route
         if not self.allow_unregistered:
             raise UnknownAttempt(f"attempt {attempt_id!r} is not registered with this gateway")
-        return self.register(attempt_id)
+        return self.register(attempt_id, require_token=False)  # open mode: asked for explicitly, serves anyone
 
     def default_ledger_path(self, attempt_id: str) -> Path:
         return self.ledger_dir / f"{attempt_id}.jsonl"

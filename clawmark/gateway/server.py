@@ -18,13 +18,18 @@ from clawmark.gateway.serving import BackgroundServer
 class GatewayConfig(BaseModel):
     """Where the gateway listens and how it treats requests."""
 
-    host: str = Field("127.0.0.1", description="Bind address; for containers, gateway_network()'s host IP.")
+    host: str = Field("127.0.0.1", description="Bind address (loopback: our own roles and host-side claws).")
+    also_hosts: list[str] = Field(default_factory=list, description="More addresses on the same port, e.g. "
+                                  "gateway_network()'s host IP for claws in containers. Never 0.0.0.0 in the pipeline.")
     port: int = Field(0, ge=0, le=65535, description="0 picks a free port (see GatewayServer.port).")
     ledger_dir: Path = Field(description="Default folder of per-attempt ledgers (<attempt_id>.jsonl).")
     allow_unregistered: bool = Field(
         False, description="Serve attempt ids nobody registered, with the model the request names "
                            "(handy for `gateway serve`; off in the pipeline so claws cannot pick models).")
     client: ClientConfig = Field(default_factory=ClientConfig, description="Timeouts and retries per call.")
+    require_tokens: bool = Field(
+        False, description="Every registered attempt needs its bearer token (the pipeline's mode); "
+                           "attempts may also ask for it one by one (register_attempt(require_token=True)).")
     max_body_bytes: int = Field(64 * 2**20, gt=0, description="Largest request body (413 above it).")
     record_dir: Path | None = Field(
         None, description="Recording on: every reply is appended to <record_dir>/<attempt_id>.yaml, a cassette "
@@ -36,12 +41,14 @@ class GatewayServer:
 
     def __init__(self, config: GatewayConfig):
         self.config = config
-        self.routes = RouteTable(config.ledger_dir, config.allow_unregistered, config.record_dir)
+        self.routes = RouteTable(config.ledger_dir, config.allow_unregistered, config.record_dir,
+                                 config.require_tokens)
         self.app = create_gateway_app(GatewayApp(self.routes, config.client, config.max_body_bytes))
         self._server: BackgroundServer | None = None
 
     def start(self) -> "GatewayServer":
-        self._server = BackgroundServer(self.app, self.config.host, self.config.port).start()
+        self._server = BackgroundServer(self.app, self.config.host, self.config.port,
+                                        also_hosts=tuple(self.config.also_hosts)).start()
         return self
 
     def stop(self) -> None:
@@ -67,13 +74,16 @@ class GatewayServer:
     def register_attempt(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
                          sweep_budget: Budget | None = None, ledger_path: Path | None = None,
                          role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None,
-                         fallback_price: Price | None = None) -> AttemptRoute:
+                         fallback_price: Price | None = None, require_token: bool | None = None) -> AttemptRoute:
         """Pin an attempt's model (whatever the claw asks for), cost cap and ledger file.
         `params` are fixed litellm kwargs (api_base, temperature...) the claw cannot override;
-        `fallback_price` prices its calls to models that have no price of their own."""
+        `fallback_price` prices its calls to models that have no price of their own. The route's
+        `token` is the attempt's bearer token (checked when `require_token`, default: the config's
+        `require_tokens`)."""
         prices = default_prices().with_fallback(fallback_price) if fallback_price else None
         return self.routes.register(attempt_id, model=model, budget_usd=budget_usd, sweep_budget=sweep_budget,
-                                    ledger_path=ledger_path, role_models=role_models, params=params, prices=prices)
+                                    ledger_path=ledger_path, role_models=role_models, params=params, prices=prices,
+                                    require_token=require_token)
 
     def unregister_attempt(self, attempt_id: str) -> None:
         self.routes.unregister(attempt_id)

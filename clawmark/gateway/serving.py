@@ -1,7 +1,12 @@
-"""Run an ASGI app with uvicorn in a background thread; `start()` returns once it listens."""
+"""Run an ASGI app with uvicorn in a background thread; `start()` returns once it listens.
+
+One server may listen on several addresses with one port (loopback for our own roles, the
+containers' network gateway for claws): the sockets are bound here, the first one picking the
+port, and handed to uvicorn together."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 
@@ -13,25 +18,44 @@ class ServerStartError(RuntimeError):
 
 
 class BackgroundServer:
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 0, *, start_timeout_s: float = 15.0):
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 0, *, start_timeout_s: float = 15.0,
+                 also_hosts: tuple[str, ...] = ()):
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                                 lifespan="auto", timeout_keep_alive=30)
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name=f"uvicorn-{host}:{port}", daemon=True)
         self._start_timeout_s = start_timeout_s
+        wildcard = host in ("0.0.0.0", "::", "")  # already every address: nothing more to bind
+        self.hosts = (host,) if wildcard else (host, *(h for h in also_hosts if h != host))
         self.host = host
         self.port = port
+        self._thread: threading.Thread | None = None
 
     def start(self) -> "BackgroundServer":
+        sockets = self._bind()
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": sockets},
+                                        name=f"uvicorn-{self.host}:{self.port}", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + self._start_timeout_s
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise ServerStartError(f"server on {self.host}:{self.port} did not start (port in use?)")
+                raise ServerStartError(f"server on {self.host}:{self.port} did not start")
             time.sleep(0.01)
-        self.port = self._server.servers[0].sockets[0].getsockname()[1]
         return self
+
+    def _bind(self) -> list[socket.socket]:
+        sockets: list[socket.socket] = []
+        try:
+            for host in self.hosts:
+                family = socket.AF_INET6 if ":" in host else socket.AF_INET
+                sockets.append(socket.create_server((host, self.port), family=family))
+                self.port = sockets[0].getsockname()[1]  # every address shares the first one's port
+        except OSError as exc:
+            for sock in sockets:
+                sock.close()
+            raise ServerStartError(f"cannot listen on {host}:{self.port} ({exc})") from exc
+        return sockets
 
     def stop(self, timeout_s: float = 10.0) -> None:
         self._server.should_exit = True
-        self._thread.join(timeout_s)
+        if self._thread is not None:
+            self._thread.join(timeout_s)

@@ -12,14 +12,19 @@ from clawmark.settings import settings
 
 @contextmanager
 def sweep_gateway(ledger_dir: Path | None = None) -> Iterator[GatewayServer]:
-    """A gateway reachable from the host (127.0.0.1) and from containers on the internal network.
+    """A gateway reachable from the host and from containers on the internal network only.
 
-    It binds the configured host (all interfaces by default) because claws call it at the internal
-    network's gateway address while our own roles call it on loopback; attempts must be registered
-    (`allow_unregistered=False`), so a claw cannot pick a model or escape its budget.
+    It listens on the configured host (loopback by default: our own roles, host-side claws) and on
+    the internal network's gateway address (claws in containers), never on every interface, so
+    nothing else on the machine's networks can reach it and spend the operator's keys. Attempts
+    must be registered (`allow_unregistered=False`), so a claw cannot pick a model or escape its
+    budget, and a patch attempt's calls need its bearer token.
     """
+    from clawmark.runtime.network import gateway_network
+
     conf = settings()
-    config = GatewayConfig(host=conf.gateway_host, port=conf.gateway_port,
+    _, network_ip = gateway_network()
+    config = GatewayConfig(host=conf.gateway_host, also_hosts=[network_ip], port=conf.gateway_port,
                            ledger_dir=ledger_dir or conf.home / "ledgers")
     with GatewayServer(config) as gateway:
         yield gateway

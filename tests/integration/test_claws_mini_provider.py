@@ -25,7 +25,10 @@ PRICED_MODEL = "openai/gpt-4o-mini"  # priced in litellm's bundled map; served b
 @pytest.fixture
 def quick_gateway(docker_client, tmp_path):
     retries = ClientConfig(max_retries=1, backoff_base_s=0.05, backoff_max_s=0.1)
-    config = GatewayConfig(host="0.0.0.0", ledger_dir=tmp_path / "ledgers", client=retries)
+    from clawmark.runtime.network import gateway_network
+
+    config = GatewayConfig(host="127.0.0.1", also_hosts=[gateway_network()[1]], ledger_dir=tmp_path / "ledgers",
+                           client=retries)
     with GatewayServer(config) as server:
         yield server
 

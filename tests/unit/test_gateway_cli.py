@@ -34,7 +34,8 @@ def wait_for_line(proc: subprocess.Popen, needle: str, timeout_s: float = 60) ->
 def test_serve_then_curl_gains_a_ledger_line(tmp_path):
     port = free_port()
     env = os.environ | {"CLAWMARK_HOME": str(tmp_path)}
-    cmd = [sys.executable, "-m", "clawmark.cli.main", "gateway", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    cmd = [sys.executable, "-m", "clawmark.cli.main", "gateway", "serve", "--host", "127.0.0.1", "--port", str(port),
+           "--allow-unregistered"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_line(proc, "listening")
@@ -49,6 +50,24 @@ def test_serve_then_curl_gains_a_ledger_line(tmp_path):
     [line] = (tmp_path / "ledgers" / "demo.jsonl").read_text().splitlines()
     record = json.loads(line)
     assert (record["input_tokens"], record["output_tokens"], record["cost_usd"]) == (1200, 40, 0.0042)
+
+
+def test_serve_refuses_unregistered_attempts_by_default(tmp_path):
+    port = free_port()
+    env = os.environ | {"CLAWMARK_HOME": str(tmp_path)}
+    cmd = [sys.executable, "-m", "clawmark.cli.main", "gateway", "serve", "--port", str(port)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "http://127.0.0.1:" in wait_for_line(proc, "listening")  # loopback unless told otherwise
+        wait_for_line(proc, "--allow-unregistered")
+        code = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "content-type: application/json",
+                               "-d", CURL_BODY, f"http://127.0.0.1:{port}/a/demo/executor/v1/chat/completions"],
+                              capture_output=True, text=True, timeout=30, check=True).stdout
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        proc.kill() if proc.poll() is None else None
+    assert code == "404" and not (tmp_path / "ledgers" / "demo.jsonl").exists()
 
 
 def test_bad_price_file_is_one_clear_line(tmp_path):
