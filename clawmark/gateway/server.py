@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from clawmark.gateway.app import GatewayApp, create_gateway_app
 from clawmark.gateway.budget import Budget
 from clawmark.gateway.client import ClientConfig, default_prices
-from clawmark.gateway.prices import Price
+from clawmark.gateway.prices import Price, require_price
 from clawmark.gateway.routes import AttemptRoute, RouteTable
 from clawmark.gateway.serving import BackgroundServer
 
@@ -79,8 +79,12 @@ class GatewayServer:
         `params` are fixed litellm kwargs (api_base, temperature...) the claw cannot override;
         `fallback_price` prices its calls to models that have no price of their own. The route's
         `token` is the attempt's bearer token (checked when `require_token`, default: the config's
-        `require_tokens`)."""
+        `require_tokens`). A capped attempt whose model has no price (and no fallback) is refused
+        with UnpricedModel: its calls would cost NaN and never reach the cap."""
         prices = default_prices().with_fallback(fallback_price) if fallback_price else None
+        if budget_usd is not None or sweep_budget is not None:
+            for name in sorted({model, *(role_models or {}).values()} - {None}):
+                require_price(name, default_prices(), fallback_price, f"cost cap of attempt {attempt_id}")
         return self.routes.register(attempt_id, model=model, budget_usd=budget_usd, sweep_budget=sweep_budget,
                                     ledger_path=ledger_path, role_models=role_models, params=params, prices=prices,
                                     require_token=require_token)

@@ -71,3 +71,11 @@ def test_the_gateway_charges_the_attempts_fallback_price(tmp_path):
         chat_completion(gw.base_url("fb1", "executor"), "anything", [{"role": "user", "content": "hi"}])
     (record,) = read_ledger(tmp_path / "fb1.jsonl")
     assert record.cost_usd == pytest.approx((1000 * 2.0 + 100 * 8.0) / 1e6)  # cached tokens at the input rate
+
+
+def test_the_gateway_itself_refuses_a_capped_route_to_an_unpriced_model(tmp_path):
+    with GatewayServer(GatewayConfig(ledger_dir=tmp_path)) as gw:
+        with pytest.raises(UnpricedModel, match="cost cap of attempt r1"):
+            gw.register_attempt("r1", model="scripted/demo", role_models={"supervisor": UNPRICED}, budget_usd=1.0)
+        gw.register_attempt("r2", model=UNPRICED)  # no cap: nothing to enforce, calls cost NaN
+        gw.register_attempt("r3", model=UNPRICED, budget_usd=1.0, fallback_price=FALLBACK)
