@@ -120,6 +120,8 @@ class AttemptRow(BaseModel):
     claw_reported_output_tokens: NonNegativeInt | None = None
     claw_reported_cost_usd: float = Field(math.nan, description="The claw's own cost figure; NaN when it reports none.")
     usage_mismatch: str | None = Field(None, description="How the claw's own usage disagrees with the gateway ledger; null when it agrees or reports none.")
+    web_hits: NonNegativeInt | None = Field(None, description="Web replay: requests served from the task's web archive; null when the web proxy was off.")
+    web_misses: NonNegativeInt | None = Field(None, description="Web replay: requests not in the archive (refused, or fetched live in replay-or-live).")
 
     @classmethod
     def from_usage(cls, usage_summary: Mapping[str, Any], **fields: Any) -> Self:

@@ -78,6 +78,8 @@ _PROVENANCE = [
     ("claw_reported_output_tokens", pa.int64()),
     ("claw_reported_cost_usd", pa.float64()),
     ("usage_mismatch", pa.string()),
+    ("web_hits", pa.int64()),
+    ("web_misses", pa.int64()),
 ]
 
 RESULTS_SCHEMA: pa.Schema = pa.schema(
