@@ -29,6 +29,7 @@ from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, 
 from clawmark.claws.openclaw_envelope import envelope_usage, parse_envelope, turn_verdict
 
 IMAGE_NAME = "claw-openclaw"
+OPENCLAW_VERSION = "2026.9.6"
 ROOT = "/opt/claws/openclaw"
 OPENCLAW = f"{ROOT}/bin/clawmark-openclaw"
 PROVIDER = "clawmark"
@@ -46,7 +47,7 @@ class OpenClawConfig(ClawAdapter.Config):
 
 class OpenClawClaw(ClawAdapter):
     name = "openclaw"
-    version = "2026.9.6"
+    version = OPENCLAW_VERSION
     needs_image_layer = IMAGE_NAME
     runs_in_container = True
     Config = OpenClawConfig
@@ -63,8 +64,8 @@ class OpenClawClaw(ClawAdapter):
 
     def post_container_start(self, ctx: ClawContext) -> None:
         probe = ctx.sandbox.exec(f"mkdir -p {ctx.claw_home}/state && {OPENCLAW} --version", timeout_s=120)
-        if probe.exit_code != 0 or self.version not in probe.stdout:
-            raise ClawError(f"openclaw {self.version} is not runnable in the container: "
+        if probe.exit_code != 0 or OPENCLAW_VERSION not in probe.stdout:
+            raise ClawError(f"openclaw {OPENCLAW_VERSION} is not runnable in the container: "
                             f"{(probe.stdout + probe.stderr)[-500:]}")
 
     def create_agent(self, ctx: ClawContext) -> None:
