@@ -26,7 +26,10 @@ def build_cmd(
 
     console = make_console()
     try:
-        wanted = list(discover()) if all_ or not names else names
+        recipes = discover()
+        wanted = [n for n, r in recipes.items() if not r.opt_in] if all_ or not names else names
+        for name in sorted(set(recipes) - set(wanted)):
+            console.print(f"[dim]{name}: opt-in recipe, built only when named (images/{name}/README.md)[/dim]")
         missing = [n for n in wanted if not images.image_present(images.image_ref(n))]
         if not missing:
             console.print(f"all {len(wanted)} images present; nothing to build")

@@ -32,6 +32,8 @@ class Recipe(BaseModel):
     folder: Path = Field(description="The recipe folder (also the build context).")
     parent: str | None = Field(default=None, description="Parent recipe name (recipe.yaml `parent`).")
     labels: dict[str, str] = Field(default_factory=dict, description="Extra image labels (recipe.yaml `labels`).")
+    opt_in: bool = Field(False, description="Built only when named, never by `images build --all` "
+                                            "(recipe.yaml `opt_in`: e.g. it needs what this machine lacks).")
 
     @property
     def is_rootfs(self) -> bool:
@@ -66,8 +68,10 @@ def load_recipe(folder: Path) -> Recipe:
     labels = meta.get("labels") or {}
     if not isinstance(labels, dict):
         raise ImageMissing(f"{meta_path}: field `labels` must be a mapping of strings")
+    if not isinstance(meta.get("opt_in", False), bool):
+        raise ImageMissing(f"{meta_path}: field `opt_in` must be true or false")
     return Recipe(name=folder.name, folder=folder, parent=meta.get("parent"),
-                  labels={str(k): str(v) for k, v in labels.items()})
+                  labels={str(k): str(v) for k, v in labels.items()}, opt_in=meta.get("opt_in", False))
 
 
 def get_recipe(name: str, recipes: dict[str, Recipe] | None = None) -> Recipe:
