@@ -56,6 +56,8 @@ class ZeroClawClaw(ClawAdapter):
             return {"network": "gateway"}
         from clawmark.claws.volumes import seeded_volume
 
+        if not zeroclaw_image_present():  # opt-in: never start a source build from an attempt
+            raise ClawError(f"image {IMAGE_NAME} is not built. {NEEDS_BINARY}")
         volume = seeded_volume(IMAGE_NAME, ROOT, f"{BINARY} --version")
         return {"network": "gateway", "volumes": {volume: {"bind": ROOT, "mode": "ro"}}}
 
@@ -135,6 +137,12 @@ class ZeroClawClaw(ClawAdapter):
             return [ctx.sandbox.copy_out(f"{self._workspace(ctx)}/sessions", dest)]
         except Exception:  # noqa: BLE001 - a missing backup is not the attempt's failure
             return []
+
+
+def zeroclaw_image_present() -> bool:
+    from clawmark.runtime.images import image_present, image_ref
+
+    return image_present(image_ref(IMAGE_NAME))
 
 
 def acp_verdict(outcome: dict[str, Any] | None, result: Any) -> dict[str, Any]:
