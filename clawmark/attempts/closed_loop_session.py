@@ -7,6 +7,7 @@ log is in logs/ — TaskEnv saves it); anything else raised is our bug (harness_
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
@@ -59,7 +60,18 @@ class ClosedLoopSession:
             self.claw.create_agent(ctx)
         except infra_exceptions() as exc:
             return LoopOutcome.infra(exc, "claw", threshold=self._threshold())
-        return CycleRunner(self, ctx, env).run()
+        outcome = CycleRunner(self, ctx, env).run()
+        self._cleanup("collect_usage", lambda: self._save_claw_usage(ctx))
+        return outcome
+
+    def _save_claw_usage(self, ctx: ClawContext) -> None:
+        """The claw's own figures, a cross-check of the ledger (attempts/usage_check.py)."""
+        from clawmark.attempts.usage_check import CLAW_USAGE_FILE
+
+        usage = self.claw.collect_usage(ctx)
+        if usage is not None:
+            # json.dumps keeps NaN (an unpriced cost) as NaN; pydantic's JSON would write null
+            (self.layout.logs / CLAW_USAGE_FILE).write_text(json.dumps(usage.model_dump(), indent=2))
 
     def context(self) -> ClawContext:
         from clawmark.attempts.gateway_link import container_url, host_url
