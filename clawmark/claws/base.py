@@ -159,6 +159,8 @@ class ClawAdapter:
     needs_image_layer: ClassVar[str | None] = None
     runs_in_container: ClassVar[bool] = False  # True: it calls the gateway from the container
     calls_model: ClassVar[bool] = True  # False: never calls a model (oracle, nop): no price needed
+    tracks: ClassVar[tuple[str, ...]] = ("patch", "closed_loop")  # where it can run (`clawmark claws list`)
+    usage_report: ClassVar[str] = ""  # what collect_usage reports (a cross-check); "" = nothing
     prompt_template: ClassVar[str] = DEFAULT_PROMPT_TEMPLATE
 
     class Config(BaseModel):
