@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import threading
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,7 +26,7 @@ from pydantic import Field
 
 from clawmark.claws.base import ClawContext, TurnResult
 from clawmark.claws.edict_config import EdictSetup, load_edict
-from clawmark.claws.openclaw import OpenClawClaw, OpenClawConfig
+from clawmark.claws.openclaw import OPENCLAW_VERSION, OpenClawClaw, OpenClawConfig
 from clawmark.settings import TASKS_CATALOG
 
 REPO_MARK = "__REPO_DIR__"
@@ -42,18 +43,26 @@ class EdictConfig(OpenClawConfig):
 
 class EdictClaw(OpenClawClaw):
     name = "edict"
-    version = "2026.9.6+edict"
+    version = f"{OPENCLAW_VERSION}+edict"
     Config = EdictConfig
+    usage_report = "openclaw --json of every role turn, summed"
 
     def __init__(self, config: dict[str, Any] | None = None):
         super().__init__(config)
         self.setup: EdictSetup = load_edict(self.config.config_dir)  # bad input fails here, before any run
         self.sessions: list[tuple[str, str]] = []
+        self.stopped = threading.Event()  # set at the host deadline: the dispatch ends at its next step
 
     def settings(self) -> dict[str, Any]:
+        """The directory counts by its content, not by where it sits on this host."""
         from clawmark.runtime.recipes import tree_digest
 
-        return {**super().settings(), "config_digest": tree_digest(self.setup.folder)[:12]}
+        settings = {**super().settings(), "config_digest": tree_digest(self.setup.folder)[:12]}
+        settings["config_dir"] = self.setup.folder.name
+        return settings
+
+    def stop(self, ctx: ClawContext) -> None:
+        self.stopped.set()
 
     def edict_home(self, ctx: ClawContext) -> str:
         return f"{ctx.claw_home}/edict"

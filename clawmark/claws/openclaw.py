@@ -50,6 +50,7 @@ class OpenClawClaw(ClawAdapter):
     version = OPENCLAW_VERSION
     needs_image_layer = IMAGE_NAME
     runs_in_container = True
+    usage_report = "openclaw --json: per-turn tokens and cost (priced like the gateway)"
     Config = OpenClawConfig
 
     def __init__(self, config: dict[str, Any] | None = None):

@@ -48,6 +48,7 @@ class ZeroClawClaw(ClawAdapter):
     version = "0.8.4"
     needs_image_layer = IMAGE_NAME
     runs_in_container = True
+    usage_report = "<workspace>/state/costs.jsonl: per-call tokens and cost"
     Config = ZeroClawConfig
 
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:

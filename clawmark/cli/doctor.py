@@ -70,15 +70,22 @@ def _engine_checks() -> list[Check]:
 
 def _image_checks(client) -> list[Check]:
     from clawmark.runtime.images import list_images
+    from clawmark.runtime.recipes import discover
 
     if not client:
         return [Check("images", False, "engine unavailable: cannot check")]
-    return [
-        Check(f"image {row.name}", row.present,
-              f"{row.ref} ({row.size_bytes / 2**20:.0f} MiB)" if row.present
-              else f"{row.ref} not built: clawmark images build {row.name}")
-        for row in list_images()
-    ]
+    opt_in = {name for name, recipe in discover().items() if recipe.opt_in}
+    return [_image_check(row, row.name in opt_in) for row in list_images()]
+
+
+def _image_check(row, opt_in: bool) -> Check:
+    """A missing opt-in image (e.g. claw-zeroclaw) is a warning that says what to supply."""
+    if row.present:
+        return Check(f"image {row.name}", True, f"{row.ref} ({row.size_bytes / 2**20:.0f} MiB)")
+    if opt_in:
+        return Check(f"image {row.name}", False, f"{row.ref} not built: opt-in, the real binary must be "
+                                                 f"supplied (images/{row.name}/README.md)", required=False)
+    return Check(f"image {row.name}", False, f"{row.ref} not built: clawmark images build {row.name}")
 
 
 def _disk_checks(client) -> list[Check]:

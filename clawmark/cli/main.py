@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import typer
 
-from clawmark.cli import catalog, doctor, gateway, images, report, run, show, swe, sweep
+from clawmark.cli import catalog, claws, doctor, gateway, images, report, run, show, swe, sweep
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Benchmark agent harnesses (claws) × models on closed-loop and patch tasks, with cost as an axis.")
 app.add_typer(images.app, name="images", help="Build, list and prune clawmark's Docker images.")
 app.add_typer(catalog.app, name="catalog", help="Validate and list tasks, instances and suites.")
+app.add_typer(claws.app, name="claws", help="The claws clawmark can run: versions, images, tracks, usage reports.")
 app.add_typer(gateway.app, name="gateway", help="The model gateway every model call goes through.")
 app.add_typer(swe.app, name="swe", help="Patch tasks: evaluate predictions, grade saved logs.")
 app.add_typer(sweep.app, name="sweep", help="Run a sweep (claws × models × tasks × seeds) with live progress; show its status.")
