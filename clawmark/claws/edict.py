@@ -7,8 +7,8 @@ A wall-clock limit covers the whole dispatch (each turn's ``--timeout`` is what 
 and a role that leaves the state unchanged ends it (``stalled``) instead of looping.
 
 The roles come from an EDICT configuration directory (:mod:`clawmark.claws.edict_config`):
-``config_dir`` defaults to clawmark's small one (``tasks_catalog/edict``); point it at a checkout
-of the public EDICT project to run its real court (see that folder's README). The directory is
+``config_dir`` defaults to ``$CLAWMARK_EDICT_DIR`` or clawmark's small one (``tasks_catalog/edict``);
+point it at a checkout of the public EDICT project to run its real court (that folder's README). The directory is
 copied into the claw home as ``EDICT_HOME``; each role gets an OpenClaw agent whose workspace
 holds its SOUL.md (``__REPO_DIR__`` replaced by ``EDICT_HOME``) and links to ``data/`` and
 ``scripts/``, as EDICT's own installer sets them up.
@@ -17,10 +17,11 @@ holds its SOUL.md (``__REPO_DIR__`` replaced by ``EDICT_HOME``) and links to ``d
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import threading
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
@@ -32,13 +33,16 @@ from clawmark.settings import TASKS_CATALOG
 REPO_MARK = "__REPO_DIR__"
 
 
+def default_config_dir() -> Path:
+    """``$CLAWMARK_EDICT_DIR`` (e.g. a checkout of the public EDICT project), else ours."""
+    return Path(os.environ.get("CLAWMARK_EDICT_DIR") or TASKS_CATALOG / "edict")
+
+
 class EdictConfig(OpenClawConfig):
-    config_dir: Path = Field(TASKS_CATALOG / "edict", description="EDICT directory: agents.json + agents/<id>/SOUL.md.")
+    config_dir: Path = Field(default_factory=default_config_dir,
+                             description="EDICT directory: agents.json + agents/<id>/SOUL.md (+ dispatch.yaml).")
     max_dispatches: int = Field(12, ge=1, description="Role turns between the entry turn and the report.")
     wall_clock_s: float | None = Field(None, gt=0, description="Limit of one whole dispatch; None = budgets.seconds.")
-    agent_cwd: Literal["task", "workspace"] = Field(
-        "task", description="Where roles' tools start: the task's folder, or each role's own workspace "
-                            "(the public EDICT SOUL.md files call scripts/ by relative path).")
 
 
 class EdictClaw(OpenClawClaw):
@@ -86,12 +90,11 @@ class EdictClaw(OpenClawClaw):
         return f"{ctx.claw_home}/workspaces/{agent_id}"
 
     def _entries(self, ctx: ClawContext) -> dict[str, Any]:
-        config: Any = self.config
         entries = {}
         for agent in self.setup.agents:
             entry: dict[str, Any] = {"workspace": self._workspace(ctx, agent.id),
                                      "subagents": {"allowAgents": self.setup.allowed(agent.id)}}
-            if config.agent_cwd == "workspace":
+            if self.setup.rules.agent_cwd == "workspace":
                 entry["cwd"] = self._workspace(ctx, agent.id)
             entries[agent.id] = entry
         return entries

@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 
 import yaml
+from typing import Literal
+
 from pydantic import BaseModel, Field, ValidationError
 
 from clawmark.catalog.errors import CatalogError, from_validation
@@ -34,6 +36,9 @@ class DispatchRules(BaseModel, extra="forbid"):
                                        description="Owner by the task's `org` when its state maps to nobody.")
     terminal_states: list[str] = Field(default_factory=lambda: ["Done", "Cancelled", "Blocked"],
                                        description="Blocked ends it too: no human unblocks in a benchmark.")
+    agent_cwd: Literal["workspace", "task"] = Field(
+        "workspace", description="Where a role's tools start: its own workspace (EDICT's SOUL.md files call "
+                                 "scripts/ by relative path) or the task's folder.")
 
     def owner(self, task: dict) -> str | None:
         """The agent whose turn it is on ``task``, or None when nobody owns its state."""

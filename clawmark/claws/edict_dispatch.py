@@ -97,7 +97,7 @@ class Dispatch:
         return f"{self.claw.edict_home(self.ctx)}/data/tasks_source.json"
 
     def _left(self) -> float:
-        return self.limit_s - self.clock.elapsed()
+        return 0.0 if self.claw.stopped.is_set() else self.limit_s - self.clock.elapsed()
 
     def _finish(self, status: str, finish: str, error: str | None = None) -> TurnResult:
         self.ctx.host_dir.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ id, title, state, org, flow_log), changed only through this command line.
   kanban_update.py done   ID OUTPUT [SUMMARY]
   kanban_update.py progress ID TEXT [PLAN]     (recorded, state unchanged)
   kanban_update.py show   ID
+  kanban_update.py board                        (every task: id, state, title)
 """
 
 import datetime
@@ -85,7 +86,15 @@ COMMANDS = {"create": (create, 3), "state": (set_state, 2), "flow": (flow, 3), "
             "progress": (progress, 2)}
 
 
+def board(tasks):
+    if not tasks:
+        return "kanban: board empty"
+    return "\n".join(f"{t['id']} | state={t['state']} | {t['title']}" for t in tasks)
+
+
 def main(argv):
+    if argv == ["board"]:
+        return board(load())
     if len(argv) >= 2 and argv[0] == "show":
         return json.dumps(find(load(), argv[1]), ensure_ascii=False, indent=1)
     if not argv or argv[0] not in COMMANDS or len(argv) - 1 < COMMANDS[argv[0]][1]:
