@@ -9,6 +9,7 @@ runs a finished cell twice unless forced. Cells whose row records an infrastruct
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import product
 
@@ -17,6 +18,7 @@ from clawmark.attempts.patch import environment_hash, identity_fields, model_for
 from clawmark.catalog import SweInstance, find_instances, load_instances, load_suite
 from clawmark.claws import get_claw
 from clawmark.results import AttemptRow, ResultStore
+from clawmark.results.status import Status
 from clawmark.sweeps.spec import SweepSpec
 
 # Outcomes that did not measure the claw × model (the infrastructure or clawmark failed): rerun them.
@@ -86,13 +88,24 @@ def check_prices(spec: SweepSpec, instances: list[SweInstance]) -> None:
         uses_fallback_price(model, spec.attempt, spenders[0])
 
 
-def failed_cells(plan: SweepPlan, store: ResultStore) -> list[Cell]:
-    """Cells whose committed row is an infrastructure-side failure, worth running again."""
-    frame = store.read(plan.spec.sweep_id, columns=["cell_key", "error_kind"])
+def failed_cells(plan: SweepPlan, store: ResultStore, statuses: Iterable[str] | None = None) -> list[Cell]:
+    """Cells whose committed row is an infrastructure-side failure, worth running again; with
+    `statuses`, the cells whose row has one of those statuses instead (an operator's choice)."""
+    chosen = None if statuses is None else _known_statuses(statuses)
+    frame = store.read(plan.spec.sweep_id, columns=["cell_key", "error_kind", "status"])
     if frame.empty:
         return []
-    bad = set(frame.loc[frame["error_kind"].isin(RERUNNABLE_ERROR_KINDS), "cell_key"])
+    picked = frame["error_kind"].isin(RERUNNABLE_ERROR_KINDS) if chosen is None else frame["status"].isin(chosen)
+    bad = set(frame.loc[picked, "cell_key"])
     return [c for c in plan.cells if c.cell_key in bad]
+
+
+def _known_statuses(statuses: Iterable[str]) -> set[str]:
+    known = {str(s) for s in Status}
+    chosen = {str(s) for s in statuses}
+    if unknown := sorted(chosen - known):
+        raise ValueError(f"statuses: {', '.join(unknown)} unknown; expected some of {', '.join(sorted(known))}")
+    return chosen
 
 
 def spent_usd(store: ResultStore, sweep_id: str) -> float:

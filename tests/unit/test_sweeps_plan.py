@@ -64,6 +64,19 @@ def test_failed_cells_are_infra_errors_not_model_failures(tmp_path):
     assert [c.cell_key for c in failed_cells(plan_sweep(spec, store), store)] == [cells[0].cell_key]
 
 
+def test_failed_cells_by_named_statuses(tmp_path):
+    store = ResultStore(tmp_path)
+    spec = _spec()
+    cells = plan_sweep(spec, store).cells
+    _commit(store, spec, cells[0], "infra_error")
+    _commit(store, spec, cells[1], "unresolved")
+    _commit(store, spec, cells[2], "apply_failed")
+    chosen = failed_cells(plan_sweep(spec, store), store, statuses=["unresolved", "apply_failed"])
+    assert [c.cell_key for c in chosen] == [cells[1].cell_key, cells[2].cell_key]
+    with pytest.raises(ValueError, match="statuses: unresolvd unknown; expected some of"):
+        failed_cells(plan_sweep(spec, store), store, statuses=["unresolvd"])
+
+
 def test_spent_counts_every_committed_cost(tmp_path):
     store = ResultStore(tmp_path)
     spec = _spec()
