@@ -11,7 +11,7 @@ export DO_NOT_TRACK := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 60
 
-.PHONY: test demo venv engine browser images bench doctor clean
+.PHONY: test demo venv engine browser postgres images bench doctor server clean
 
 venv: $(STAMP)
 
@@ -27,10 +27,13 @@ engine:
 browser:
 	@bash scripts/browser-up.sh
 
+postgres:
+	@bash scripts/postgres-up.sh
+
 images: venv engine
 	$(VENV)/bin/clawmark images build --all
 
-test: venv engine browser images
+test: venv engine browser postgres images
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 demo: venv engine images
@@ -38,6 +41,9 @@ demo: venv engine images
 
 bench: venv engine images
 	$(PY) bench/run_all.py
+
+server: venv
+	$(VENV)/bin/clawmark server start
 
 doctor: venv
 	$(VENV)/bin/clawmark doctor
