@@ -1,0 +1,74 @@
+"""Time budgets of a closed-loop attempt: each executor turn has its own limit, all executor turns
+together have the global one, and judging time (checks, supervisor, simulator) counts for
+neither. Scripted latencies make the clock deterministic enough: every margin is seconds wide."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from clawmark.catalog import load_task
+from clawmark.results import Status
+from tests.integration.closed_loop_support import (  # noqa: F401
+    attempt,
+    cassettes,
+    copied_task,
+    cycle_json,
+    decision,
+    gateway,
+    sim_reply,
+    store,
+)
+
+pytestmark = pytest.mark.docker
+WRITE = "echo '{\"total\": 790.0, \"top_region\": \"East\"}' > /tmp_workspace/results/summary.json"
+
+
+def _slow_executor(cassettes, latency_s: float) -> str:
+    return cassettes("exec-slow", [
+        {"latency_s": latency_s, "tool_calls": [{"name": "bash", "arguments": {"command": WRITE}}]},
+        {"content": "Saved."},
+    ])
+
+
+def test_a_turn_over_the_global_budget_is_a_global_timeout(tmp_path, store, gateway, cassettes):  # noqa: F811
+    supervisor = cassettes("sup-cont", [{"content": decision("continue", "incomplete", 0.5, True)}])
+    row = attempt(load_task(copied_task(tmp_path)), _slow_executor(cassettes, 4), store, gateway,
+                  supervisor_model=supervisor, turn_timeout_s=2, total_timeout_s=2)
+    assert (row.status, row.error_kind, row.turns, row.passed) == (Status.GLOBAL_TIMEOUT, "timeout", 1, False)
+    assert cycle_json(row, 0, "turn.json")["exit_status"] == "time_limit"
+    assert row.score == 0.5  # the cut turn was still judged
+
+
+def test_a_turn_over_its_own_limit_is_executor_incomplete(tmp_path, store, gateway, cassettes):  # noqa: F811
+    supervisor = cassettes("sup-cont", [{"content": decision("continue", "incomplete", 0.5, True)}])
+    row = attempt(load_task(copied_task(tmp_path)), _slow_executor(cassettes, 4), store, gateway,
+                  supervisor_model=supervisor, turn_timeout_s=2, total_timeout_s=100)
+    assert (row.status, row.turns, row.passed) == (Status.EXECUTOR_INCOMPLETE, 1, False)
+
+
+def test_a_pass_on_a_cut_turn_is_not_lost(tmp_path, store, gateway, cassettes):  # noqa: F811
+    supervisor = cassettes("sup-pass", [{"content": decision("pass", "complete_and_passed", 1.0)}])
+    row = attempt(load_task(copied_task(tmp_path)), _slow_executor(cassettes, 4), store, gateway,
+                  supervisor_model=supervisor, turn_timeout_s=2, total_timeout_s=100)
+    assert (row.status, row.passed, row.score) == (Status.PASS, True, 1.0)  # upstream defect 1 fixed
+
+
+def test_judging_time_is_not_executor_time(tmp_path, store, gateway, cassettes):  # noqa: F811
+    executor = cassettes("exec-two", [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "echo '{}' > /tmp_workspace/results/summary.json"}}]},
+        {"content": "Saved a first version."},
+        {"tool_calls": [{"name": "bash", "arguments": {"command": WRITE}}]},
+        {"content": "Fixed."},
+    ])
+    supervisor = cassettes("sup-slow", [
+        {"match": "EXECUTOR TURN 1 OF 3", "latency_s": 5, "content": decision("continue", "incomplete", 0.2, True)},
+        {"match": "EXECUTOR TURN 2 OF 3", "latency_s": 5, "content": decision("pass", "complete_and_passed", 1.0)},
+    ])
+    simulator = cassettes("sim-slow", [{"latency_s": 3, "content": sim_reply("Please put the real numbers in.")}])
+    row = attempt(load_task(copied_task(tmp_path)), executor, store, gateway, supervisor_model=supervisor,
+                  simulator_model=simulator, turn_timeout_s=8, total_timeout_s=8)
+    assert (row.status, row.turns, row.score) == (Status.PASS, 2, 1.0)  # 13 s of judging, under 8 s of budget
+    assert row.wall.judge >= 13 and row.wall.executor < 8
+    assert json.loads(row.turn_scores) == [0.2, 1.0]
