@@ -1,0 +1,83 @@
+"""Helpers of the web proxy tests: mitmdump in its venv, and a "live" web site run by the test
+as its own container (Debian's python3 http.server) whose pages the test can change or stop."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import uuid
+
+import httpx
+import pytest
+
+from clawmark.settings import PROJECT_ROOT
+from clawmark.webproxy.config import DEFAULT_MITMDUMP
+
+SITE_PORT = 8000
+FORM_PAGE = """<html><body><h1>Shop</h1>
+<form method="post" action="/api/checkout"><input name="item" value="book"><input name="card" value="4111">
+<button type="submit">Buy</button></form></body></html>
+"""
+
+
+@pytest.fixture(scope="session")
+def mitmdump() -> str:
+    subprocess.run(["bash", str(PROJECT_ROOT / "scripts" / "webproxy-up.sh")], check=True, timeout=900)
+    return str(DEFAULT_MITMDUMP)
+
+
+class LiveSite:
+    """A web server in a container on Docker's bridge: the host (and so the proxy) reaches it,
+    task containers on the internal network do not."""
+
+    def __init__(self, client, image: str) -> None:
+        self.container = client.containers.run(
+            image, ["python3", "-u", "-m", "http.server", str(SITE_PORT), "--directory", "/site"],
+            detach=True, name=f"clawmark-test-site-{uuid.uuid4().hex[:8]}", user="0",
+            labels={"clawmark.managed": "true", "clawmark.test": "webproxy"}, entrypoint=[],
+            working_dir="/", network="bridge")
+        self.write("index.html", "<h1>price: 10 EUR (version 1)</h1>\n")
+        self.write("form.html", FORM_PAGE)
+        self.container.reload()
+        self.ip = self.container.attrs["NetworkSettings"]["Networks"]["bridge"]["IPAddress"]
+        self._wait_up()
+
+    def url(self, path: str) -> str:
+        return f"http://{self.ip}:{SITE_PORT}/{path}"
+
+    def write(self, name: str, text: str) -> None:
+        script = f"mkdir -p /site && cat > /site/{name} <<'EOF'\n{text}EOF\n"
+        result = self.container.exec_run(["sh", "-c", script], user="0")
+        assert result.exit_code == 0, result.output
+
+    def fetch_direct(self, path: str) -> str:
+        return httpx.get(self.url(path), timeout=10).text
+
+    def request_log(self) -> str:
+        return self.container.logs().decode(errors="replace")
+
+    def stop(self) -> None:
+        self.container.remove(force=True)
+
+    def _wait_up(self) -> None:
+        for _ in range(100):
+            try:
+                httpx.get(self.url("index.html"), timeout=1)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        raise AssertionError(f"the test site never answered: {self.request_log()[-400:]}")
+
+
+@pytest.fixture
+def live_site(docker_client):
+    from clawmark.runtime.images import ensure_image
+
+    site = LiveSite(docker_client, ensure_image("python"))
+    try:
+        yield site
+    finally:
+        try:
+            site.stop()
+        except Exception:  # noqa: BLE001 - the test may have stopped it already
+            pass
