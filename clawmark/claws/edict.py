@@ -85,6 +85,7 @@ class EdictClaw(OpenClawClaw):
         config = self.openclaw_config(ctx, agents=self._entries(ctx))
         config["agents"]["ownership"] = "explicit"  # a roster of several agents must say so (2026.9)
         ctx.sandbox.write_file(self.config_path(ctx), json.dumps(config, indent=1).encode())
+        self.hand_home_over(ctx)
 
     def _workspace(self, ctx: ClawContext, agent_id: str) -> str:
         return f"{ctx.claw_home}/workspaces/{agent_id}"

@@ -64,13 +64,20 @@ class OpenClawClaw(ClawAdapter):
         return {"network": "gateway", "volumes": {volume: {"bind": ROOT, "mode": "ro"}}}
 
     def post_container_start(self, ctx: ClawContext) -> None:
-        probe = ctx.sandbox.exec(f"mkdir -p {ctx.claw_home}/state && {OPENCLAW} --version", timeout_s=120)
+        probe = ctx.sandbox.exec(f"mkdir -p {ctx.claw_home}/state {ctx.claw_home}/home && {OPENCLAW} --version",
+                                 timeout_s=120)
         if probe.exit_code != 0 or OPENCLAW_VERSION not in probe.stdout:
             raise ClawError(f"openclaw {OPENCLAW_VERSION} is not runnable in the container: "
                             f"{(probe.stdout + probe.stderr)[-500:]}")
 
     def create_agent(self, ctx: ClawContext) -> None:
         ctx.sandbox.write_file(self.config_path(ctx), json.dumps(self.openclaw_config(ctx), indent=1).encode())
+        self.hand_home_over(ctx)
+
+    def hand_home_over(self, ctx: ClawContext) -> None:
+        """On the closed-loop track the claw acts as the task's executor user: it owns its home."""
+        if ctx.exec_user:
+            ctx.sandbox.exec(f"chown -R {shlex.quote(ctx.exec_user)} {shlex.quote(ctx.claw_home)}", timeout_s=120)
 
     def config_path(self, ctx: ClawContext) -> str:
         return f"{ctx.claw_home}/state/openclaw.json"
@@ -107,7 +114,7 @@ class OpenClawClaw(ClawAdapter):
                 "--json", "--timeout", str(int(ctx.budgets.seconds))] + (["--agent", agent] if agent else [])
         config: Any = self.config
         result = ctx.sandbox.exec(_join(argv), timeout_s=ctx.budgets.seconds + config.grace_s,
-                                  workdir=ctx.workspace, env=self.env(ctx))
+                                  workdir=ctx.workspace, env=self.env(ctx), user=ctx.exec_user)
         logs = self._save_logs(ctx, result, label)
         envelope = parse_envelope(result.stdout)
         verdict = turn_verdict(envelope, result, ctx.ledger_path)
@@ -119,7 +126,9 @@ class OpenClawClaw(ClawAdapter):
 
     def env(self, ctx: ClawContext) -> dict[str, str]:
         return {
-            "HOME": ctx.claw_home,
+            # Not the claw home itself: OpenClaw rewrites paths under $HOME to `~/…` in exec commands
+            # and the tilde then reaches programs unexpanded (seen with 2026.9.6).
+            "HOME": f"{ctx.claw_home}/home",
             "OPENCLAW_STATE_DIR": f"{ctx.claw_home}/state",
             "OPENCLAW_CONFIG_PATH": self.config_path(ctx),
             TOKEN_ENV: ctx.gateway_token or LOCAL_KEY,
@@ -159,7 +168,8 @@ class OpenClawClaw(ClawAdapter):
             name = f"openclaw-trajectory-{agent or 'main'}"
             command = (f"mkdir -p {exports} && " + _join([OPENCLAW, "sessions", "export-trajectory", "--session-key",
                        key, "--workspace", exports, "--output", name, "--json"]))
-            result = ctx.sandbox.exec(command, timeout_s=180, workdir=ctx.claw_home, env=self.env(ctx))
+            result = ctx.sandbox.exec(command, timeout_s=180, workdir=ctx.claw_home, env=self.env(ctx),
+                                      user=ctx.exec_user)
             dest.mkdir(parents=True, exist_ok=True)
             if result.exit_code != 0:  # a missing backup is logged, never fatal: the patch is what counts
                 (dest / f"{name}.error.log").write_text(f"exit {result.exit_code}\n{result.stdout}\n{result.stderr}")

@@ -39,7 +39,8 @@ NEEDS_BINARY = ("ZeroClaw is not on any registry reachable here: supply the bina
 class ZeroClawConfig(ClawAdapter.Config):
     command: list[str] = Field(default_factory=lambda: [BINARY, "acp"],
                                description="How to start the ACP server in the container.")
-    layer: bool = Field(True, description="Mount the claw-zeroclaw image's folder; off for a stand-in.")
+    host_dir: str | None = Field(None, description=f"A host folder mounted read-only at {ROOT} instead of the "
+                                                   "claw-zeroclaw image's (a binary at hand; the tests' stand-in).")
     grace_s: float = Field(60.0, description="Host deadline beyond the ACP turn's own deadline.")
 
 
@@ -53,8 +54,8 @@ class ZeroClawClaw(ClawAdapter):
 
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
         config: Any = self.config
-        if not config.layer:
-            return {"network": "gateway"}
+        if config.host_dir:
+            return {"network": "gateway", "volumes": {config.host_dir: {"bind": ROOT, "mode": "ro"}}}
         from clawmark.claws.volumes import seeded_volume
 
         if not zeroclaw_image_present():  # opt-in: never start a source build from an attempt
@@ -81,6 +82,8 @@ class ZeroClawClaw(ClawAdapter):
 
     def create_agent(self, ctx: ClawContext) -> None:
         ctx.sandbox.write_file(f"{self._config_dir(ctx)}/config.toml", self.config_toml(ctx).encode())
+        if ctx.exec_user:  # on the closed-loop track the claw acts as the task's executor user
+            ctx.sandbox.exec(f"chown -R {shlex.quote(ctx.exec_user)} {shlex.quote(ctx.claw_home)}", timeout_s=120)
 
     def config_toml(self, ctx: ClawContext) -> str:
         key = ctx.gateway_token or "clawmark-local"
@@ -105,7 +108,7 @@ class ZeroClawClaw(ClawAdapter):
                 "--cwd", ctx.workspace, "--prompt-file", prompt_file, "--timeout", str(ctx.budgets.seconds),
                 "--agent", AGENT, "--out", out, "--", *config.command]
         result = ctx.sandbox.exec(" ".join(shlex.quote(a) for a in argv), timeout_s=ctx.budgets.seconds + config.grace_s,
-                                  workdir=ctx.workspace, env=self.env(ctx))
+                                  workdir=ctx.workspace, env=self.env(ctx), user=ctx.exec_user)
         outcome = self._read_json(ctx, out)
         logs = self._save_logs(ctx, result, outcome, turn)
         return TurnResult(**acp_verdict(outcome, result), exit_code=result.exit_code, log_paths=logs,

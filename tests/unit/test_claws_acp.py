@@ -29,7 +29,7 @@ def gateway(tmp_path):
 
 def _setup(tmp_path: Path, gateway, attempt_id: str, model: str = MODEL) -> tuple[dict[str, str], Path]:
     gateway.register_attempt(attempt_id, model=model, ledger_path=tmp_path / "ledger.jsonl")
-    claw = get_claw("zeroclaw", {"layer": False})
+    claw = get_claw("zeroclaw")
     ctx = ClawContext(attempt_id=attempt_id, model=model, host_dir=tmp_path / "claw", claw_home=str(tmp_path / "home"),
                       gateway_url=gateway.base_url(attempt_id, "executor", host="127.0.0.1"))
     config_dir = tmp_path / "home" / "zeroclaw"

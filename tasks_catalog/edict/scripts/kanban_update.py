@@ -9,7 +9,7 @@ id, title, state, org, flow_log), changed only through this command line.
   kanban_update.py done   ID OUTPUT [SUMMARY]
   kanban_update.py progress ID TEXT [PLAN]     (recorded, state unchanged)
   kanban_update.py show   ID
-  kanban_update.py board                        (every task: id, state, title)
+  kanban_update.py board                        (every task: id, state, title, summary)
 """
 
 import datetime
@@ -89,7 +89,8 @@ COMMANDS = {"create": (create, 3), "state": (set_state, 2), "flow": (flow, 3), "
 def board(tasks):
     if not tasks:
         return "kanban: board empty"
-    return "\n".join(f"{t['id']} | state={t['state']} | {t['title']}" for t in tasks)
+    return "\n".join(f"{t['id']} | state={t['state']} | {t['title']}" + (f" | {t['summary']}" if t.get("summary") else "")
+                     for t in tasks)
 
 
 def main(argv):
