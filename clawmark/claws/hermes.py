@@ -1,0 +1,176 @@
+"""``hermes``: the real PyPI package ``hermes-agent`` 0.19.0 running INSIDE the task container.
+
+The image layer ``images/claw-hermes`` holds a venv at ``/opt/claws/hermes``, mounted read-only
+like mini-swe-agent's (:mod:`clawmark.claws.volumes`). Hermes keeps everything it owns (config,
+SQLite session store, memories, logs) in ``HERMES_HOME``, which is put in the claw home, apart
+from the task's folder; its terminal tool starts in the task's folder (``TERMINAL_CWD``).
+
+Turn 0 is ``hermes -z <msg> --usage-file u0.json --yolo`` (one-shot: prints only the final reply,
+and the usage file, written even on failure, names the new session). A follow-up turn is
+``hermes chat -Q -q <msg> --resume <session> --yolo``: ``-z --resume`` would silently start a
+new session. Hermes exits 0 on some model failures, so the verdict comes from its output and
+usage file too. Its own usage (``collect_usage``) is the session's totals from ``hermes sessions
+export``, a cross-check of the ledger only.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import Field
+
+from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
+from clawmark.claws.volumes import seeded_volume
+
+IMAGE_NAME = "claw-hermes"
+VENV = "/opt/claws/hermes"
+HERMES = f"{VENV}/bin/hermes"
+PLACEHOLDER_KEY = "clawmark-no-token"  # the gateway ignores it while it requires no token
+EXPORT = "session-export.jsonl"
+
+
+class HermesConfig(ClawAdapter.Config):
+    grace_s: float = Field(60.0, ge=0, description="Host deadline beyond the claw's wall-clock budget.")
+    context_length: int = Field(128_000, gt=0, description="The model's context window; given, so Hermes "
+                                                           "does not look it up on a catalog host.")
+
+
+class HermesClaw(ClawAdapter):
+    name = "hermes"
+    version = "0.19.0"
+    needs_image_layer = IMAGE_NAME
+    runs_in_container = True
+    Config = HermesConfig
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        super().__init__(config)
+        self.session_id: str | None = None
+
+    def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
+        volume = seeded_volume(IMAGE_NAME, VENV, f"test -x {HERMES}")
+        return {"network": "gateway", "volumes": {volume: {"bind": VENV, "mode": "ro"}}}
+
+    def post_container_start(self, ctx: ClawContext) -> None:
+        home = shlex.quote(self._home(ctx))
+        owner = f" && chown -R {shlex.quote(ctx.exec_user)} {shlex.quote(ctx.claw_home)}" if ctx.exec_user else ""
+        probe = ctx.sandbox.exec(f"mkdir -p {home}{owner} && {HERMES} --version", timeout_s=120)
+        if probe.exit_code != 0:
+            raise ClawError(f"hermes is not runnable in the container: {(probe.stderr or probe.stdout)[-500:]}")
+
+    def _home(self, ctx: ClawContext) -> str:
+        return f"{ctx.claw_home}/hermes"
+
+    def create_agent(self, ctx: ClawContext) -> None:
+        self.session_id = None
+        settings: Any = self.config
+        config = {
+            "model": {"default": ctx.model, "provider": "custom", "base_url": ctx.gateway_url,
+                      "api_key": ctx.gateway_token or PLACEHOLDER_KEY, "context_length": settings.context_length},
+            "agent": {"max_turns": ctx.budgets.steps},
+            "terminal": {"backend": "local", "cwd": ctx.workspace},
+            "security": {"allow_lazy_installs": False},
+        }
+        ctx.sandbox.write_file(f"{self._home(ctx)}/config.yaml", yaml.safe_dump(config, sort_keys=False).encode())
+
+    def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
+        clock = Stopwatch()
+        task_file = f"{ctx.claw_home}/task-{turn}.txt"
+        ctx.sandbox.write_file(task_file, message.encode())
+        quoted = f'"$(cat {shlex.quote(task_file)})"'
+        if self.session_id is None:
+            command = f"{HERMES} -z {quoted} --usage-file {shlex.quote(self._usage_file(ctx, turn))} --yolo"
+        else:
+            command = f"{HERMES} chat -Q -q {quoted} --resume {shlex.quote(self.session_id)} --yolo"
+        result = ctx.sandbox.exec(command, timeout_s=self._deadline(ctx), workdir=ctx.workspace,
+                                  env=self._env(ctx), user=ctx.exec_user)
+        logs = self._save_logs(ctx, result, turn)
+        return self._result(ctx, result, logs, clock, turn)
+
+    def _usage_file(self, ctx: ClawContext, turn: int) -> str:
+        return f"{ctx.claw_home}/usage-turn{turn}.json"
+
+    def _deadline(self, ctx: ClawContext) -> float:
+        config: Any = self.config
+        return ctx.budgets.seconds + config.grace_s
+
+    def _env(self, ctx: ClawContext) -> dict[str, str]:
+        return {"HERMES_HOME": self._home(ctx), "HOME": ctx.claw_home, "TERMINAL_CWD": ctx.workspace,
+                "TERM": "dumb", "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1", "HERMES_ACCEPT_HOOKS": "1",
+                "HERMES_DISABLE_LAZY_INSTALLS": "1"}
+
+    def _save_logs(self, ctx: ClawContext, result: Any, turn: int) -> list[str]:
+        ctx.host_dir.mkdir(parents=True, exist_ok=True)
+        out = ctx.host_dir / f"hermes-output-turn{turn}.log"
+        out.write_text(f"{result.stdout}\n--- stderr ---\n{result.stderr}")
+        paths = [str(out)]
+        usage = self._read_json(ctx, self._usage_file(ctx, turn))
+        if usage is not None:
+            (ctx.host_dir / f"hermes-usage-turn{turn}.json").write_text(json.dumps(usage, indent=1))
+            paths.append(str(ctx.host_dir / f"hermes-usage-turn{turn}.json"))
+            self.session_id = self.session_id or usage.get("session_id")
+        return paths
+
+    def _read_json(self, ctx: ClawContext, path: str) -> dict[str, Any] | None:
+        try:
+            return json.loads(ctx.sandbox.read_file(path))
+        except Exception:  # noqa: BLE001 - a missing report is itself the finding
+            return None
+
+    def _result(self, ctx: ClawContext, result: Any, logs: list[str], clock: Stopwatch, turn: int) -> TurnResult:
+        usage_path = ctx.host_dir / f"hermes-usage-turn{turn}.json"
+        report = json.loads(usage_path.read_text()) if turn == 0 and usage_path.exists() else {}
+        status, finish, error = turn_status(result.stdout, result.exit_code, result.timed_out, report)
+        return TurnResult(
+            success=status == "replied", timeout=result.timed_out, exit_code=result.exit_code,
+            finish_reason=finish,  # type: ignore[arg-type]
+            exit_status=status, log_paths=logs, session_id=self.session_id, duration_s=clock.elapsed(),
+            error=None if error is None else f"{error}: {(result.stderr or result.stdout)[-500:]}",
+        )
+
+    def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
+        """``hermes sessions export`` of this attempt's session (messages and its usage totals)."""
+        if self.session_id is None:
+            return []
+        target = f"{ctx.claw_home}/{EXPORT}"
+        command = f"{HERMES} sessions export {shlex.quote(target)} --session-id {shlex.quote(self.session_id)}"
+        result = ctx.sandbox.exec(command, timeout_s=120, workdir=ctx.claw_home, env=self._env(ctx),
+                                  user=ctx.exec_user)
+        if result.exit_code != 0:
+            return []
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / EXPORT).write_bytes(ctx.sandbox.read_file(target))
+        return [dest / EXPORT]
+
+    def collect_usage(self, ctx: ClawContext) -> Usage | None:
+        """The session's own totals from the export (every turn of the attempt)."""
+        path = ctx.host_dir / EXPORT
+        if not path.is_file() and not self.backup_session(ctx, ctx.host_dir):
+            return None
+        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        session = next((s for s in lines if s.get("id") == self.session_id), None)
+        if session is None:
+            return None
+        return Usage(input_tokens=int(session.get("input_tokens") or 0),
+                     output_tokens=int(session.get("output_tokens") or 0),
+                     cached_tokens=int(session.get("cache_read_tokens") or 0),
+                     cost_usd=float(session.get("estimated_cost_usd") or 0.0),
+                     calls=int(session.get("api_call_count") or 0))
+
+
+def turn_status(stdout: str, exit_code: int | None, timed_out: bool,
+                report: dict[str, Any]) -> tuple[str, str, str | None]:
+    """(exit_status, finish_reason, error) of one hermes run, from its exit, output and usage
+    report (``failed`` is set there even when hermes exits 0)."""
+    if timed_out:
+        return "host_deadline", "timeout", "hermes still running at the host deadline"
+    if report.get("failed"):
+        return "model_error", "error", f"hermes reported a failed run ({report.get('failure') or 'no detail'})"
+    if exit_code != 0:
+        return f"exit_{exit_code}", "error", f"hermes exited {exit_code}"
+    if not stdout.strip():
+        return "no_reply", "empty", "hermes printed no reply"
+    return "replied", "stop", None
