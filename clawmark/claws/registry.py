@@ -17,6 +17,8 @@ _CLAWS: dict[str, str] = {
     "openclaw": "clawmark.claws.openclaw:OpenClawClaw",
     "edict": "clawmark.claws.edict:EdictClaw",
     "zeroclaw": "clawmark.claws.zeroclaw:ZeroClawClaw",
+    "nanobot": "clawmark.claws.nanobot:NanobotClaw",
+    "hermes": "clawmark.claws.hermes:HermesClaw",
 }
 
 
