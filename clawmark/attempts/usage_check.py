@@ -41,6 +41,17 @@ def usage_check_from_logs(logs_dir: Path, ledger: Path, role: str = "executor") 
     return usage_check_fields(reported, ledger, role)
 
 
+def row_cross_check(logs_dir: Path, ledger: Path, role: str = "executor") -> dict[str, Any]:
+    """The cross-check columns of an attempt's row; an unreadable claw report loses the
+    cross-check (said in ``usage_mismatch``), never the row."""
+    if not ledger.is_file():
+        return {}
+    try:
+        return usage_check_from_logs(logs_dir, ledger, role)
+    except ValueError as exc:
+        return {"usage_mismatch": f"claw usage report unreadable: {exc}"[:500]}
+
+
 def _covered(reported: Usage, records: list[UsageRecord]) -> list[UsageRecord]:
     if reported.scope == "last_turn" and reported.calls > 0:
         return sorted(records, key=lambda r: r.ts)[-reported.calls:]
