@@ -201,12 +201,14 @@ def _attempt(instance: Any, claw: ClawAdapter, model: str, attempt_id: str, layo
 
 def _row(fields: dict[str, Any], outcome: PatchOutcome, attempt_id: str, layout: AttemptLayout,
          started: datetime, clock: PhaseClock, saved_hash: str, model: str) -> AttemptRow:
+    from clawmark.attempts.usage_check import row_cross_check
     from clawmark.gateway.ledger import summarize_ledger
 
     summary = summarize_ledger(layout.ledger)
     return AttemptRow.from_usage(
         summary,
         **fields,
+        **row_cross_check(layout.logs, layout.ledger),  # the claw's own usage against the ledger
         attempt_id=attempt_id,
         status=outcome.status,
         resolution=outcome.resolution,

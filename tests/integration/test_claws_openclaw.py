@@ -31,6 +31,7 @@ def test_openclaw_fix_is_extracted_resolves_and_its_usage_matches_the_ledger(sto
     assert claimed["input_tokens"] == sum(r.input_tokens for r in ledger)
     assert claimed["output_tokens"] == sum(r.output_tokens for r in ledger)
     assert claimed["cost_usd"] == pytest.approx(sum(r.cost_usd for r in ledger), rel=0.01)  # priced like the gateway
+    assert (row.claw_reported_input_tokens, row.usage_mismatch) == (claimed["input_tokens"], None)  # in the row
     events = (layout.transcript / "openclaw-trajectory-main" / "events.jsonl").read_text()
     assert "COMMENT_PREFIXES" in events and '"name":"exec"' in events  # the backup holds its tool calls
 
