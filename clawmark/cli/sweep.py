@@ -28,8 +28,11 @@ def sweep_run(
 
     spec, store = _load(spec_file, results, fork)
     plan = _plan(spec, store, force)
-    watcher = _watcher(store, spec.sweep_id, plan)
     out = console()
+    if not plan.pending:  # nothing to run: answer from the store, without starting Prefect at all
+        out.print(summary_table(_summary(spec.sweep_id, store, plan), store.root))
+        return
+    watcher = _watcher(store, spec.sweep_id, plan)
     if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     box: dict = {}
@@ -84,6 +87,14 @@ def _plan(spec, store, force: bool):
     except (ConfigMismatch, ValueError, LookupError) as exc:  # unpriced model, unknown claw or task, changed protocol
         typer.echo(f"sweep {spec.sweep_id}: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+def _summary(sweep_id: str, store, plan) -> dict:
+    from analysis.pareto import cost_accuracy
+
+    frame = store.read(sweep_id)
+    return {"sweep_id": sweep_id, "ran": 0, "skipped": len(plan.done),
+            "summary": cost_accuracy(frame).to_dict("records") if len(frame) else []}
 
 
 def _watcher(store, sweep_id: str, plan):
