@@ -72,6 +72,15 @@ def claw_seconds(row) -> float:
     return sum(json.loads((p / "turn.json").read_text())["duration_s"] for p in folder.iterdir() if (p / "turn.json").is_file())
 
 
+def role_latency(row) -> dict[str, float]:
+    from clawmark.gateway.ledger import read_ledger
+
+    totals: dict[str, float] = {}
+    for record in read_ledger(Path(row.artifacts_dir) / "ledger.jsonl"):
+        totals[record.role] = totals.get(record.role, 0.0) + record.latency_s
+    return totals
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", default=None, help="bundled task id (default: the first with a service)")
@@ -86,15 +95,19 @@ def main() -> None:
         task = pick_task(args.task)
         row = run(task, args.image, root)
         own = claw_seconds(row)
+        latency = role_latency(row)
     wall = row.wall
     print(f"closed-loop bench: task {task.task_id} ({len(task.services)} services), {row.turns} turns, "
           f"status {row.status}, score {row.score}")
     for name in ("provision", "executor", "judge"):
-        print(f"  {name:<28} {getattr(wall, name):7.2f} s")
-    print(f"  {'rest (register, teardown, row)':<28} {wall.total - wall.provision - wall.executor - wall.judge:7.2f} s")
+        print(f"  {name:<32} {getattr(wall, name):7.2f} s")
+    judges = latency.get("supervisor", 0.0) + latency.get("user_simulator", 0.0)
+    print(f"  {'  of which supervisor+sim calls':<32} {judges:7.2f} s")
+    print(f"  {'  of which checks, snapshots':<32} {wall.judge - judges:7.2f} s")
+    print(f"  {'rest (register, teardown, row)':<32} {wall.total - wall.provision - wall.executor - wall.judge:7.2f} s")
     total = wall.total
-    print(f"  {'attempt total':<28} {total:7.2f} s")
-    print(f"  {'claw own turn time (sum)':<28} {own:7.2f} s")
+    print(f"  {'attempt total':<32} {total:7.2f} s")
+    print(f"  {'claw own turn time (sum)':<32} {own:7.2f} s")
     print(f"  harness overhead {total - own:.2f} s; total / claw time = {total / max(own, 1e-9):.1f}x")
 
 
