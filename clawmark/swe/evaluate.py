@@ -189,7 +189,7 @@ def _run_eval_script(sandbox, instance, config: EvalConfig, folder: Path):
 
 
 def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) -> EvalOutcome:
-    from clawmark.swe.grading import grade
+    from clawmark.swe.grading import grade, region_markers
     from clawmark.swe.report import instance_report, write_instance_report
 
     iid, log_path = instance.instance_id, folder / TEST_OUTPUT_FILE
@@ -198,8 +198,9 @@ def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) ->
         return EvalOutcome(**measured, status=EvalStatus.NO_RESULT, failure_reason=FailureReason.TESTS_ERRORED,
                            detail=f"the tests stopped their own container: {run.stopped_from_inside}")
     if run.timed_out:
+        where = "in the tests" if region_markers(run.nonce)[0] in run.log_text else "before the tests started"
         return EvalOutcome(**measured, status=EvalStatus.EVAL_TIMEOUT, failure_reason=FailureReason.TESTS_TIMEOUT,
-                           detail=f"eval script ran past its {config.timeout_s:g}s deadline")
+                           detail=f"eval script ran past its {config.timeout_s:g}s deadline ({where})")
     if run.flooded:
         return EvalOutcome(**measured, status=EvalStatus.OUTPUT_FLOOD, failure_reason=FailureReason.OUTPUT_FLOOD,
                            detail=f"eval script wrote {run.output_bytes} bytes, over the "

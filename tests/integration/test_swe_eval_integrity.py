@@ -97,6 +97,7 @@ def test_tests_sleeping_past_the_deadline_are_a_measured_failure(tmp_path, docke
     sleeper = go_test_file("sleep", ["testing", "time"], "time.Sleep(10 * time.Minute)")
     outcome = evaluate_prediction(GO, GO.patch + sleeper, tmp_path, EvalConfig(reuse_reports=False, timeout_s=20))
     assert_measured_failure(outcome, EvalStatus.EVAL_TIMEOUT, "tests_timeout")
+    assert "(in the tests)" in outcome.detail
 
 
 def test_a_patch_printing_100_mb_is_an_output_flood_not_a_crash(tmp_path, docker_client):
