@@ -158,16 +158,21 @@ def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
     return box["result"]
 
 
-def claw_stopper(claw: ClawAdapter, ctx: ClawContext, gateway: Any, attempt_id: str) -> Callable[[], None]:
+def claw_stopper(claw: ClawAdapter, ctx: ClawContext, gateway: Any = None,
+                 attempt_id: str | None = None) -> Callable[[], None]:
     """What ends a claw at its deadline, for every kind of claw: its own stop hook (host-side
-    loops), a kill of every process in its container (claws and tools inside), and closing the
-    attempt at the gateway (a call still running is cut and ledgered as abandoned, new ones are
-    refused). Each step runs even when another fails."""
+    loops), a kill of every process in its container (claws and tools inside), and — when the
+    attempt ends with the turn (`gateway` given) — closing the attempt at the gateway (a call
+    still running is cut and ledgered as abandoned, new ones are refused). A multi-turn attempt
+    whose judge still needs the gateway passes no gateway. Each step runs even if another fails."""
     from clawmark.attempts.gateway_link import close
 
+    steps = [lambda: claw.stop(ctx), lambda: end_claw_processes(ctx.sandbox)]
+    if gateway is not None and attempt_id is not None:
+        steps.append(lambda: close(gateway, attempt_id, drain_s=0.0))
+
     def stop() -> None:
-        for step in (lambda: claw.stop(ctx), lambda: end_claw_processes(ctx.sandbox),
-                     lambda: close(gateway, attempt_id, drain_s=0.0)):
+        for step in steps:
             try:
                 step()
             except Exception:  # noqa: BLE001 - the join that follows tells whether the claw stopped
