@@ -1,0 +1,136 @@
+"""The conformance kit's registry and its double of the model provider.
+
+Every claw in ``KIT_CLAWS`` runs the same checks (``test_conformance.py``) against scripted
+models through the real gateway. Adding a claw is one line here plus its cassette
+``cassettes/kit-<name>.yaml``, which must (see the existing ones):
+
+* on the first turn fix the bundled instance ``INI`` (the iniparse inline-comment bug), the
+  first assistant message containing ``TURN0_MARK`` and a tool printing ``FIX_MARK``;
+* answer the follow-up message (it contains ``FOLLOW_UP_MARK``) with a trigger pinned to the
+  number of assistant messages turn 0 left (``turn: N``), so the scripted model itself only
+  plays along when the claw sent its history, and end the turn the claw's way.
+
+The cassettes ``kit-slow`` (one reply after 30 s) and ``kit-http-<code>`` (the provider answers
+that HTTP status; no file needed) are shared by every claw.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clawmark.gateway.cassettes import content_text
+
+CASSETTES = Path(__file__).with_name("cassettes")
+TURN0_MARK = "KIT-TURN-0"
+FIX_MARK = "kit-fix-applied"
+FOLLOW_UP_MARK = "KIT-FOLLOW-UP"
+FOLLOW_UP = f"{FOLLOW_UP_MARK}: thanks. Please also make sure tabs before a comment still work."
+# What a claw must never leave in a patch or a results folder: persona, memory, sessions, state.
+CLAW_FILE_NAMES = frozenset({"AGENTS.md", "SOUL.md", "USER.md", "TOOLS.md", "IDENTITY.md", "HEARTBEAT.md",
+                             "BOOTSTRAP.md", "MEMORY.md", "history.jsonl", "cfg.json", "config.yaml"})
+CLAW_DIR_NAMES = frozenset({".git", ".nanobot", ".hermes", ".openclaw", ".zeroclaw", "sessions", "memory",
+                            "prompts", "claw-home"})
+
+
+@dataclass(frozen=True)
+class KitClaw:
+    name: str
+    exits_zero_on_model_failure: bool = False  # claws.md: Nanobot and Hermes -z do
+
+    @property
+    def model(self) -> str:
+        return f"scripted/kit-{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+KIT_CLAWS = [
+    KitClaw("reference"),
+    KitClaw("mini-swe-agent"),
+    KitClaw("nanobot", exits_zero_on_model_failure=True),
+    KitClaw("hermes"),
+]
+
+
+class RecordingProvider:
+    """The scripted model behind a recorder (an ASGI app): every chat request body is kept, and
+    the cassette name ``kit-http-<code>`` makes the provider answer that HTTP status."""
+
+    def __init__(self) -> None:
+        from clawmark.gateway.scripted import create_scripted_app
+
+        self.scripted = create_scripted_app()
+        self._lock = threading.Lock()
+        self._requests: list[dict[str, Any]] = []
+
+    def requests(self, cassette: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [r for r in self._requests if r.get("model") == cassette]
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].endswith("/chat/completions"):
+            return await self.scripted(scope, receive, send)
+        body = await _read_body(receive)
+        request = json.loads(body or b"{}")
+        with self._lock:
+            self._requests.append(request)
+        if code := re.fullmatch(r"kit-http-(\d{3})", str(request.get("model"))):
+            from fastapi.responses import JSONResponse
+
+            refusal = JSONResponse({"error": {"message": f"kit provider answers {code[1]}", "type": "kit"}},
+                                   status_code=int(code[1]))
+            return await refusal(scope, receive, send)
+        return await self.scripted(scope, _replay(body, receive), send)
+
+
+async def _read_body(receive: Any) -> bytes:
+    body, more = b"", True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    return body
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    sent = False
+
+    async def replayed() -> dict:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replayed
+
+
+def texts(messages: list[dict[str, Any]], role: str) -> list[str]:
+    """Text of every message of ``role`` (tool calls' arguments included for assistants)."""
+    found = []
+    for message in messages:
+        if message.get("role") == role:
+            calls = json.dumps(message.get("tool_calls") or [])
+            found.append(content_text(message.get("content")) + calls)
+    return found
+
+
+def follow_up_request(requests: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """(index, body) of the first request whose last user message is the follow-up."""
+    for index, request in enumerate(requests):
+        users = texts(request.get("messages") or [], "user")
+        if users and FOLLOW_UP_MARK in users[-1]:
+            return index, request
+    raise AssertionError(f"no request carried the follow-up message among {len(requests)}")
+
+
+def claw_paths_in_patch(patch: str) -> list[str]:
+    """Paths of a diff that are a claw's own files (persona, memory, sessions, state, .git)."""
+    paths = re.findall(r"^diff --git a/(\S+) b/", patch, flags=re.M)
+    return [p for p in paths if Path(p).name in CLAW_FILE_NAMES or CLAW_DIR_NAMES & set(Path(p).parts[:-1])]

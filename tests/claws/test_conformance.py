@@ -1,0 +1,123 @@
+"""The conformance kit: every claw of ``tests.claws.kit.KIT_CLAWS`` — real claws, not doubles —
+against scripted models through the gateway, on the patch track (bundled instance ``INI``).
+
+Checked per claw: create agent, first turn, a follow-up turn in the same session that the claw
+demonstrably sees (its follow-up request carries turn 0's messages), session backup, delete
+agent; a turn past its deadline is stopped by the host and typed ``timeout``; a provider failure
+(500, 401) is a typed infra error whatever the claw's exit code; every call is in the ledger
+under its attempt and role; the claw's own files never reach the patch; the claw's container has
+the network it was given."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from clawmark.claws import Budgets, ClawContext, get_claw
+from clawmark.gateway.ledger import read_ledger
+from clawmark.results import ErrorKind, Status
+from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
+from tests.claws.kit import (FIX_MARK, FOLLOW_UP, TURN0_MARK, claw_paths_in_patch, follow_up_request,
+                             texts)
+from tests.integration.attempt_support import INI, INSTANCES
+
+pytestmark = pytest.mark.docker
+
+
+def _attempt(kit_claw, model, store, gateway, **config):
+    from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
+
+    return run_patch_attempt(INSTANCES[INI], kit_claw.name, model, 0, store, "kit", gateway,
+                             config=PatchAttemptConfig(**config))
+
+
+def _context(claw, attempt_id, model, gateway, tmp_path) -> ClawContext:
+    from clawmark.attempts.gateway_link import container_url, host_url
+
+    host = host_url(gateway, attempt_id, "executor")
+    inside = container_url(gateway, attempt_id, "executor") if claw.runs_in_container else host
+    return ClawContext(attempt_id=attempt_id, model=model, host_dir=tmp_path / "claw", gateway_url=inside,
+                       host_gateway_url=host, ledger_path=tmp_path / "ledger.jsonl")
+
+
+def test_follow_up_turn_continues_the_same_session(kit_claw, provider, gateway, tmp_path):
+    claw, attempt_id = get_claw(kit_claw.name), f"kit-turns-{kit_claw.name}"
+    gateway.register_attempt(attempt_id, model=kit_claw.model, ledger_path=tmp_path / "ledger.jsonl")
+    ctx = _context(claw, attempt_id, kit_claw.model, gateway, tmp_path)
+    seen_before = len(provider.requests(kit_claw.model.split("/", 1)[1]))
+    with InstanceEnv(INSTANCES[INI], InstanceEnvConfig(**claw.docker_args(ctx))) as sandbox:
+        ctx.sandbox = sandbox
+        claw.post_container_start(ctx)
+        claw.create_agent(ctx)
+        first = claw.send_task(ctx, INSTANCES[INI].problem_statement, 0)
+        second = claw.send_task(ctx, FOLLOW_UP, 1)
+        backup = claw.backup_session(ctx, tmp_path / "backup")
+        claw.delete_agent(ctx)
+    gateway.unregister_attempt(attempt_id)
+    assert (first.success, second.success) == (True, True), (first.error, second.error)
+    assert first.session_id == second.session_id
+    requests = provider.requests(kit_claw.model.split("/", 1)[1])[seen_before:]
+    index, follow_up = follow_up_request(requests)
+    history = follow_up["messages"]
+    assert any(INSTANCES[INI].problem_statement[:60] in text for text in texts(history, "user"))
+    assert any(TURN0_MARK in text for text in texts(history, "assistant"))
+    assert any(FIX_MARK in text for text in texts(history, "tool"))
+    assert len(requests) > index + 1  # the claw went on after the follow-up's first reply
+    ledger = read_ledger(tmp_path / "ledger.jsonl")
+    assert len(ledger) == len(requests) and {(r.attempt_id, r.role, r.status) for r in ledger} == {
+        (attempt_id, "executor", "ok")}
+    assert backup and all(path.is_file() and path.stat().st_size > 0 for path in backup)
+
+
+def test_patch_attempt_resolves_and_keeps_the_claws_files_out(kit_claw, provider, gateway, store):
+    row = _attempt(kit_claw, kit_claw.model, store, gateway)
+    layout = store.layout(row.sweep_id, row.cell_key)
+    assert (row.status, row.resolved, row.error_message) == (Status.RESOLVED, True, None)
+    assert row.claw_version == get_claw(kit_claw.name).version
+    assert "_strip_inline_comment" in layout.patch.read_text()
+    assert claw_paths_in_patch(layout.raw_patch.read_text()) == []  # not even before cleaning
+    ledger = read_ledger(layout.ledger)
+    assert ledger and {(r.attempt_id, r.role) for r in ledger} == {(row.attempt_id, "executor")}
+    assert row.usage["executor"].calls == len(ledger)
+    saved = [p for p in layout.transcript.rglob("*") if p.is_file() and p.name != "prompt.txt"]
+    assert saved and all(p.stat().st_size > 0 for p in saved if p.suffix in (".json", ".jsonl"))
+
+
+def test_a_turn_past_its_deadline_is_stopped_and_typed_timeout(kit_claw, provider, gateway, store):
+    row = _attempt(kit_claw, "scripted/kit-slow", store, gateway, budgets=Budgets(seconds=1), deadline_grace_s=2)
+    layout = store.layout(row.sweep_id, row.cell_key)
+    turn = json.loads((layout.logs / "turn-0.json").read_text())
+    assert (turn["timeout"], turn["finish_reason"], turn["exit_status"]) == (True, "timeout", "host_deadline")
+    assert turn["duration_s"] == 3  # cut at budget + grace, not after the 30 s reply
+    assert (row.status, row.resolved) == (Status.EMPTY_PATCH, False)
+    assert "host_deadline" in row.error_message
+
+
+@pytest.mark.parametrize(("code", "kind"), [(500, "upstream_unavailable"), (401, "auth_error")])
+def test_a_provider_failure_is_a_typed_error_whatever_the_exit_code(kit_claw, provider, gateway, store, code,
+                                                                    kind):
+    row = _attempt(kit_claw, f"scripted/kit-http-{code}", store, gateway)
+    layout = store.layout(row.sweep_id, row.cell_key)
+    assert (row.status, row.error_kind, row.resolved) == (Status.INFRA_ERROR, ErrorKind.INFRA, None)
+    assert kind in row.error_message
+    ledger = read_ledger(layout.ledger)
+    assert ledger and ledger[-1].status == kind and {r.attempt_id for r in ledger} == {row.attempt_id}
+    turn = json.loads((layout.logs / "turn-0.json").read_text())
+    if kit_claw.exits_zero_on_model_failure:
+        assert turn["exit_code"] == 0 and turn["success"] is False  # typed from its output, not its exit
+
+
+def test_the_claw_container_has_the_network_it_was_given(kit_claw, gateway, docker_client, tmp_path):
+    from clawmark.runtime.network import gateway_network
+
+    claw = get_claw(kit_claw.name)
+    ctx = _context(claw, "kit-net", kit_claw.model, gateway, tmp_path)
+    args = claw.docker_args(ctx)
+    expected = "gateway" if claw.runs_in_container else "none"
+    assert args.get("network", "none") == expected
+    with InstanceEnv(INSTANCES[INI], InstanceEnvConfig(**args)) as sandbox:
+        networks = set(docker_client.containers.get(sandbox.container_id).attrs["NetworkSettings"]["Networks"])
+    assert networks == ({gateway_network()[0]} if expected == "gateway" else {"none"})
+    if expected == "gateway":  # the gateway is all it can reach: the network has no way out
+        assert docker_client.networks.get(gateway_network()[0]).attrs["Internal"] is True
