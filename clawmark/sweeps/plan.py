@@ -142,8 +142,11 @@ class SpendMeter:
 def pin_protocol(spec: SweepSpec, store: ResultStore) -> str:
     """Save the sweep's fixed protocol on first run; a resume under another one raises
     `ConfigMismatch` (rows of two protocols must never mix in one sweep). Claws, models and
-    seeds may grow between runs: each cell's key already names them."""
+    seeds may grow between runs: each cell's key already names them. A sweep refused for an
+    unpriced model is refused before its protocol is pinned, so adding a fallback price to it
+    afterwards is not a protocol change."""
     from clawmark import PROTOCOL_VERSION
 
+    check_prices(spec, select_instances(spec))
     protocol = {"protocol_version": PROTOCOL_VERSION, "attempt": spec.attempt.model_dump(mode="json")}
     return store.pin_config(spec.sweep_id, protocol)

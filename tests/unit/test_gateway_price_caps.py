@@ -79,3 +79,13 @@ def test_the_gateway_itself_refuses_a_capped_route_to_an_unpriced_model(tmp_path
             gw.register_attempt("r1", model="scripted/demo", role_models={"supervisor": UNPRICED}, budget_usd=1.0)
         gw.register_attempt("r2", model=UNPRICED)  # no cap: nothing to enforce, calls cost NaN
         gw.register_attempt("r3", model=UNPRICED, budget_usd=1.0, fallback_price=FALLBACK)
+
+
+def test_a_refused_sweep_pins_nothing_so_its_fix_is_not_a_protocol_change(tmp_path):
+    from clawmark.sweeps.plan import pin_protocol
+
+    store = ResultStore(tmp_path / "results")
+    with pytest.raises(UnpricedModel):
+        pin_protocol(_spec(claws=["reference"], models=[UNPRICED]), store)
+    fixed = _spec(claws=["reference"], models=[UNPRICED], attempt=PatchAttemptConfig(fallback_price=FALLBACK))
+    assert pin_protocol(fixed, store) == pin_protocol(fixed, store)  # pinned once, resumable
