@@ -72,3 +72,25 @@ def test_judging_time_is_not_executor_time(tmp_path, store, gateway, cassettes):
     assert (row.status, row.turns, row.score) == (Status.PASS, 2, 1.0)  # 13 s of judging, under 8 s of budget
     assert row.wall.judge >= 13 and row.wall.executor < 8
     assert json.loads(row.turn_scores) == [0.2, 1.0]
+
+
+def test_snapshot_mode_runs_the_offline_text_on_offline_sources(store, gateway, cassettes):  # noqa: F811
+    from tests.integration.closed_loop_support import bundled_task, cycle_file
+
+    task = bundled_task("en_105_ticket_sync")
+    executor = cassettes("exec-snap", [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": """python3 - <<'PY'
+import json
+tickets = json.load(open('/tmp_workspace/clawbench/sources/tickets_snapshot.json'))
+tickets = tickets.get('tickets', tickets) if isinstance(tickets, dict) else tickets
+ids = sorted(t['id'] for t in tickets if t['status'] == 'open' and t['priority'] == 'high' and not t['deleted'])
+json.dump(ids, open('/tmp_workspace/results/high_open.json', 'w'))
+print(ids)
+PY"""}}]},
+        {"content": "Saved from the export."},
+    ])
+    supervisor = cassettes("sup-snap", [{"content": decision("pass", "complete_and_passed", 1.0)}])
+    row = attempt(task, executor, store, gateway, supervisor_model=supervisor, snapshot=True)
+    assert cycle_file(row, 0, "prompt.txt").read_text() == task.spec.task_snapshot
+    assert json.loads(cycle_file(row, 0, "results/high_open.json").read_text()) == [101, 104, 107, 111]
+    assert (row.status, row.snapshot_mode, row.score) == (Status.PASS, True, 1.0)
