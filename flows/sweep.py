@@ -9,6 +9,7 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from analysis.pareto import cost_accuracy
+from blocks.use import use_blocks
 from clawmark.results import ResultStore
 from clawmark.results.lease import SweepLease
 from clawmark.settings import settings
@@ -66,8 +67,11 @@ def headline(store: ResultStore, sweep_id: str) -> list[dict[str, Any]]:
 
 @flow(name="sweep", log_prints=True)
 def sweep(spec_file: str | None = None, spec: dict[str, Any] | None = None,
-          results_dir: str | None = None, force: bool = False) -> dict[str, Any]:
-    """Run every cell of a sweep that has no committed row yet (all of them with `force`)."""
+          results_dir: str | None = None, force: bool = False, result_store_block: str | None = None,
+          docker_host_block: str | None = None, model_endpoint_blocks: list[str] | None = None) -> dict[str, Any]:
+    """Run every cell of a sweep that has no committed row yet (all of them with `force`). Named
+    blocks (blocks/use.py) set the result store, the Docker host and the provider keys."""
+    results_dir = use_blocks(result_store_block, docker_host_block, model_endpoint_blocks) or results_dir
     sweep_spec = load_spec(spec_file) if spec_file else SweepSpec.model_validate(spec or {})
     store = _store(results_dir)
     pin_protocol(sweep_spec, store)
