@@ -1,6 +1,10 @@
-"""Rerun the cells of a sweep whose committed row is an infrastructure or harness failure.
+"""Rerun the cells of a sweep whose committed row failed for a reason worth another try.
 
-Deployed in prefect.yaml so it can be triggered from the UI after an outage."""
+Deployed in prefect.yaml so it can be started from the UI after an outage. It coordinates like
+the sweep flow: the protocol pin (a rerun under another protocol is refused) and the sweep lease
+(never two coordinators of one sweep), then only the chosen cells run; their new rows replace
+the old ones. `sweep_id` names a sweep the spec file does not, such as a night of the nightly
+(`nightly-YYYYMMDD` from tasks_catalog/sweeps/nightly.yaml)."""
 
 from __future__ import annotations
 
@@ -8,17 +12,39 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
+from blocks.use import use_blocks
+from clawmark.results.lease import SweepLease
+from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps import load_spec, plan_sweep
-from clawmark.sweeps.plan import failed_cells
+from clawmark.sweeps.plan import failed_cells, pin_protocol
+from flows.stages import clear_partial
 from flows.sweep import _store, headline, run_cells
+
+NIGHTLY_SPEC = TASKS_CATALOG / "sweeps" / "nightly.yaml"
 
 
 @flow(name="rerun-failed", log_prints=True)
-def rerun_failed(spec_file: str, results_dir: str | None = None) -> dict[str, Any]:
+def rerun_failed(sweep_id: str | None = None, statuses: list[str] | None = None,
+                 spec_file: str = str(NIGHTLY_SPEC), results_dir: str | None = None,
+                 result_store_block: str | None = None, docker_host_block: str | None = None,
+                 model_endpoint_blocks: list[str] | None = None) -> dict[str, Any]:
+    """Rerun the cells of SWEEP_ID (default: the spec's own id) whose row has one of `statuses`
+    (default: the rerunnable error kinds, infra and harness; measured failures are never rerun
+    unless named)."""
+    results_dir = use_blocks(result_store_block, docker_host_block, model_endpoint_blocks) or results_dir
     spec = load_spec(spec_file)
+    if sweep_id:
+        spec = spec.model_copy(update={"sweep_id": sweep_id})
     store = _store(results_dir)
-    plan = plan_sweep(spec, store)
-    failed = failed_cells(plan, store)
-    get_run_logger().info("sweep %s: %d failed cells to rerun", spec.sweep_id, len(failed))
-    ran = run_cells(plan, failed, store)
+    if spec.sweep_id not in store.sweeps():  # a mistyped id must not pin a new, empty sweep
+        raise LookupError(f"{store.root}: sweep {spec.sweep_id!r} has no rows to rerun "
+                          f"(sweeps here: {', '.join(store.sweeps()) or 'none'})")
+    pin_protocol(spec, store)
+    with SweepLease(store, spec.sweep_id):
+        plan = plan_sweep(spec, store)
+        chosen = failed_cells(plan, store, statuses)
+        clear_partial(store, spec.sweep_id)
+        get_run_logger().info("sweep %s: %d cells to rerun (%s)", spec.sweep_id, len(chosen),
+                              ", ".join(statuses) if statuses else "infra and harness errors")
+        ran = run_cells(plan, chosen, store)
     return {"sweep_id": spec.sweep_id, "rerun": ran, "summary": headline(store, spec.sweep_id)}
