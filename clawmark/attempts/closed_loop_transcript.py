@@ -19,9 +19,15 @@ def visible_messages(claw: Any, backup_dir: Path) -> list[dict]:
     if isinstance(live, list) and live:
         return [m for m in live if isinstance(m, dict) and m.get("role") != "system"]
     found: list[dict] = []
-    for path in sorted(p for p in backup_dir.rglob("*") if p.is_file()) if backup_dir.is_dir() else []:
+    files = sorted(p for p in backup_dir.rglob("*") if _is_session_file(p)) if backup_dir.is_dir() else []
+    for path in files:
         found += _messages_in(path)
     return [m for m in found if m.get("role") != "system"]
+
+
+def _is_session_file(path: Path) -> bool:
+    """Lock files and dotfiles a claw keeps beside its sessions are not part of the trajectory."""
+    return path.is_file() and not path.name.startswith(".") and path.stat().st_size > 0
 
 
 def _messages_in(path: Path) -> list[dict]:

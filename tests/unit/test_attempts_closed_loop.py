@@ -63,9 +63,10 @@ def test_visible_messages_from_session_files(tmp_path):
     (tmp_path / "a.json").write_text(json.dumps({"messages": [{"role": "user", "content": "task"}]}))
     (tmp_path / "b.jsonl").write_text(json.dumps({"role": "assistant", "content": "done"}) + "\nnot json\n")
     (tmp_path / "c.log").write_text("plain claw log")
+    (tmp_path / ".session.lock").write_text("")
     found = visible_messages(_Silent(), tmp_path)
     assert found[:2] == [{"role": "user", "content": "task"}, {"role": "assistant", "content": "done"}]
-    assert found[2]["role"] == "assistant" and "plain claw log" in found[2]["content"]
+    assert found[2]["role"] == "assistant" and "plain claw log" in found[2]["content"] and len(found) == 3
 
 
 def _decision(verdict: str, score: float, recoverable: bool = True) -> Decision:
