@@ -127,10 +127,14 @@ def model_for_task(model: str, task_id: str) -> str:
 
 
 def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
-                    config: PatchAttemptConfig, environment: str | None = None) -> dict[str, Any]:
-    """The cell's identity; `environment` is `environment_hash(instance)` when the caller has it
-    already (a planner keys many cells of one instance)."""
+                    config: PatchAttemptConfig, environment: str | None = None,
+                    claw_image: str | None = None) -> dict[str, Any]:
+    """The cell's identity. `environment` (`environment_hash(instance)`) and `claw_image`
+    (`claw_image_ref(claw)`) are computed here unless the caller has them already (a planner
+    keys many cells of one instance or claw)."""
     environment = environment if environment is not None else environment_hash(instance)
+    claw_image = claw_image if claw_image is not None else claw_image_ref(claw)
+    image = {"image": claw_image} if claw_image else {}  # a claw's image layer is part of the claw
     return {
         "sweep_id": sweep_id,
         "track": Track.PATCH,
@@ -142,11 +146,24 @@ def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, swe
         "language": instance.language,
         "claw": claw.name,
         "claw_version": claw.version,
-        "claw_settings_hash": config_hash({**claw.settings(), "budgets": config.budgets.model_dump()}),
+        "claw_settings_hash": config_hash({**claw.settings(), "budgets": config.budgets.model_dump(), **image}),
         "model": model,
         "model_params_hash": config_hash(config.model_params),
         "seed": seed,
     }
+
+
+def claw_image_ref(claw: ClawAdapter) -> str:
+    """The content-hash tag of the claw's image layer (e.g. mini-swe-agent's venv), "" for claws
+    without one: an edited claw recipe re-keys that claw's cells."""
+    from clawmark.runtime.images import image_ref
+
+    if not claw.needs_image_layer:
+        return ""
+    try:
+        return image_ref(claw.needs_image_layer)
+    except Exception as exc:  # noqa: BLE001 - a missing recipe shows at provision, as a typed row
+        return f"unbuildable: {type(exc).__name__}"
 
 
 def environment_hash(instance: Any) -> str:

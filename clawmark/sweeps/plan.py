@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from clawmark.attempts.gateway_link import uses_fallback_price
-from clawmark.attempts.patch import environment_hash, identity_fields, model_for_task
+from clawmark.attempts.patch import claw_image_ref, environment_hash, identity_fields, model_for_task
 from clawmark.catalog import SweInstance, find_instances, load_instances, load_suite
 from clawmark.claws import get_claw
 from clawmark.results import AttemptRow, ResultStore
@@ -57,9 +57,9 @@ def _suite_ids(name: str) -> list[str]:
 
 
 def cell_key_of(spec: SweepSpec, instance: SweInstance, claw_name: str, model: str, seed: int,
-                environment: str | None = None) -> str:
+                environment: str | None = None, claw_image: str | None = None) -> str:
     claw = get_claw(claw_name, spec.attempt.claw_settings)
-    fields = identity_fields(instance, claw, model, seed, spec.sweep_id, spec.attempt, environment)
+    fields = identity_fields(instance, claw, model, seed, spec.sweep_id, spec.attempt, environment, claw_image)
     return AttemptRow(status="infra_error", **fields).cell_key
 
 
@@ -69,9 +69,10 @@ def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> S
     instances = select_instances(spec)
     check_prices(spec, instances)
     environments = {inst.instance_id: environment_hash(inst) for inst in instances}  # once per instance
+    images = {name: claw_image_ref(get_claw(name, spec.attempt.claw_settings)) for name in spec.claws}
     cells = [
         Cell(inst.instance_id, claw, model, seed,
-             cell_key_of(spec, inst, claw, model, seed, environments[inst.instance_id]))
+             cell_key_of(spec, inst, claw, model, seed, environments[inst.instance_id], images[claw]))
         for inst, claw, model, seed in product(instances, spec.claws, spec.models, spec.seeds)
     ]
     done = set() if force else store.completed_cells(spec.sweep_id)

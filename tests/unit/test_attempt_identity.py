@@ -109,3 +109,17 @@ def test_a_sweep_file_with_a_key_is_one_line_naming_the_field(tmp_path):
     message = str(refused.value)
     assert message.startswith(f"{path}: attempt.model_params: expected no credentials (api_key looks like one)")
     assert "sk-abcdef" not in message and "\n" not in message
+
+
+def test_an_edited_claw_image_recipe_rekeys_that_claws_cells_only(catalog, tmp_path, monkeypatch):
+    images = tmp_path / "images"
+    for name in ("base", "python", "claw-mini-swe-agent"):
+        shutil.copytree(IMAGES_DIR / name, images / name)
+    monkeypatch.setenv("CLAWMARK_IMAGES_DIR", str(images))
+    spec = _spec(catalog).model_copy(update={"claws": ["mini-swe-agent", "nop"]})
+    store = ResultStore(tmp_path / "results")
+    before = {c.claw: c.cell_key for c in plan_sweep(spec, store).cells}
+    with (images / "claw-mini-swe-agent" / "Dockerfile").open("a") as dockerfile:
+        dockerfile.write("\n# pin another wheel\n")
+    after = {c.claw: c.cell_key for c in plan_sweep(spec, store).cells}
+    assert after["mini-swe-agent"] != before["mini-swe-agent"] and after["nop"] == before["nop"]
