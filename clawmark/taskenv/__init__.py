@@ -4,9 +4,9 @@
 (`clawmark.runtime.sandbox.Sandbox`) ready for the first executor turn, in this order:
 
 1. pre_exec scripts run on the HOST from the package folder, with only the task's `.privacy`
-   variables (values from the runner's environment) plus PATH/HOME/LANG-like basics, under a
-   per-task fcntl lock unless `pre_exec_parallel_safe` (failure: `PreExecFailed`, log in
-   `logs_dir/pre_exec/`).
+   variables (values from the runner's environment; unset ones are named in the log) plus
+   PATH/HOME/LANG-like basics and SNAPSHOT_MODE=1 in snapshot mode, under a per-task fcntl
+   lock unless `pre_exec_parallel_safe` (failure: `PreExecFailed`, log in `logs_dir/pre_exec/`).
 2. A container of the workstation image (`images/workstation/`, built when missing) with the
    cpu, memory, pids and lifetime limits and `clawmark.*` labels.
 3. The package copied in (never mounted):

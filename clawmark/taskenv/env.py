@@ -35,7 +35,7 @@ class TaskEnv:
     def __enter__(self):
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         _refuse_package_mounts(self.task, self.config)
-        run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s)
+        run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s, snapshot=self.config.snapshot)
         self.sandbox = _provision(self.task, self.config)
         try:
             self._prepare()

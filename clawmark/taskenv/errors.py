@@ -23,7 +23,7 @@ class ServiceFailed(TaskEnvError):
 
 
 class PreExecFailed(TaskEnvError):
-    """A host-side pre_exec script failed, ran past its timeout, or lacked a .privacy var."""
+    """A host-side pre_exec script exited non-zero, ran past its timeout, or could not start."""
 
     def __init__(self, script: str, reason: str, log: Path | None = None) -> None:
         where = f" (log: {log})" if log else ""

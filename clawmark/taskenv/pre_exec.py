@@ -2,8 +2,10 @@
 
 Each script runs from the package folder with a scrubbed environment: a few harmless basics
 (PATH, HOME, LANG, ...) plus exactly the variables the package's `.privacy` names, taken from
-the runner's environment — no API keys or other runner secrets. Runs of one task are
-serialised by an fcntl lock unless the task says `pre_exec_parallel_safe: true`.
+the runner's environment — no API keys or other runner secrets. A listed variable the runner
+lacks is left unset (upstream scripts fall back, e.g. to snapshot fixtures) and named at the
+top of the script's log. Snapshot mode sets SNAPSHOT_MODE=1, as upstream's runner does. Runs
+of one task are serialised by an fcntl lock unless the task says `pre_exec_parallel_safe: true`.
 """
 
 from __future__ import annotations
@@ -20,29 +22,31 @@ from pathlib import Path
 from clawmark.taskenv.errors import PreExecFailed
 
 BASIC_VARS = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM", "USER", "LOGNAME", "SHELL")
+SNAPSHOT_VAR = "SNAPSHOT_MODE"
 LOCK_DIR = Path(tempfile.gettempdir()) / "clawmark-pre-exec-locks"
 
 
-def run_pre_exec(task, logs_dir: Path, timeout_s: float, environ: Mapping[str, str] | None = None) -> None:
+def run_pre_exec(task, logs_dir: Path, timeout_s: float, environ: Mapping[str, str] | None = None,
+                 snapshot: bool = False) -> None:
     """Every pre_exec script in order; raises PreExecFailed (log saved) on the first failure."""
     if not task.pre_exec_scripts:
         return
-    env = pre_exec_env(task, os.environ if environ is None else environ)
+    environ = os.environ if environ is None else environ
+    env = pre_exec_env(task, environ, snapshot)
+    missing = [name for name in task.privacy_vars if name not in env]
     lock = nullcontext() if task.spec.pre_exec_parallel_safe else task_lock(task.task_id)
     with lock:
         for script in task.pre_exec_scripts:
-            _run_one(task, script, env, logs_dir, timeout_s)
+            _run_one(task, script, env, logs_dir, timeout_s, missing)
 
 
-def pre_exec_env(task, environ: Mapping[str, str]) -> dict[str, str]:
-    """The basics plus the task's .privacy variables; a missing one is a PreExecFailed."""
-    missing = [name for name in task.privacy_vars if name not in environ]
-    if missing:
-        raise PreExecFailed(task.pre_exec_scripts[0].name, f"needs {', '.join(missing)} (listed in "
-                            f"{task.package_dir / '.privacy'}) in the runner's environment")
+def pre_exec_env(task, environ: Mapping[str, str], snapshot: bool = False) -> dict[str, str]:
+    """The basics plus those of the task's .privacy variables the runner has."""
     env = {name: environ[name] for name in BASIC_VARS if name in environ}
     env.setdefault("PATH", os.defpath)
-    env.update({name: environ[name] for name in task.privacy_vars})
+    env.update({name: environ[name] for name in task.privacy_vars if name in environ})
+    if snapshot:
+        env[SNAPSHOT_VAR] = "1"
     env["CLAWBENCH_TASK_ID"] = task.task_id
     return env
 
@@ -68,11 +72,14 @@ def interpreter(script: Path) -> list[str]:
     return [str(script)]
 
 
-def _run_one(task, script: Path, env: dict[str, str], logs_dir: Path, timeout_s: float) -> None:
+def _run_one(task, script: Path, env: dict[str, str], logs_dir: Path, timeout_s: float, missing: list[str]) -> None:
     rel = script.relative_to(task.package_dir).as_posix()
     log = logs_dir / "pre_exec" / (rel.replace("/", "__") + ".log")
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as out:
+        if missing:
+            out.write(f"[clawmark] .privacy names not set in the runner's environment: {', '.join(missing)}\n".encode())
+            out.flush()
         try:
             proc = subprocess.run(interpreter(script), cwd=task.package_dir, env=env, stdout=out,
                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout_s)

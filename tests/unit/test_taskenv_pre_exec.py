@@ -48,15 +48,25 @@ def test_script_sees_privacy_vars_and_no_other_secret(tmp_path):
     seen = json.loads((task.package_dir / "ops" / "pre_task.env.json").read_text())
     assert seen["NOTION_TOKEN"] == "secret-notion" and seen["TRELLO_KEY"] == "secret-trello"
     assert "OPENAI_API_KEY" not in seen and "CLAWMARK_GATEWAY_TOKEN" not in seen
+    assert "SNAPSHOT_MODE" not in seen  # not snapshot mode
     extra = set(seen) - set(BASIC_VARS) - {"NOTION_TOKEN", "TRELLO_KEY", "CLAWBENCH_TASK_ID"}
     assert extra <= {"PWD", "_", "SHLVL", "LC_CTYPE"}  # what the interpreter itself may add
 
 
-def test_missing_privacy_var_fails_before_running(tmp_path):
-    task = load_task(package(tmp_path, DUMP_ENV, privacy="NOTION_TOKEN\n"))
-    with pytest.raises(PreExecFailed, match=r"needs NOTION_TOKEN \(listed in .*\.privacy\)"):
-        run_pre_exec(task, tmp_path / "logs", timeout_s=60, environ={"PATH": "/usr/bin:/bin"})
-    assert not (task.package_dir / "ops" / "pre_task.env.json").exists()
+def test_unset_privacy_var_stays_unset_and_is_named_in_the_log(tmp_path):
+    task = load_task(package(tmp_path, DUMP_ENV, privacy="NOTION_TOKEN\nSNAPSHOT_MODE\n"))
+    run_pre_exec(task, tmp_path / "logs", timeout_s=60, environ={"PATH": "/usr/bin:/bin"})
+    seen = json.loads((task.package_dir / "ops" / "pre_task.env.json").read_text())
+    assert "NOTION_TOKEN" not in seen and "SNAPSHOT_MODE" not in seen
+    log = (tmp_path / "logs" / "pre_exec" / "ops__prep.py.log").read_text()
+    assert log == "[clawmark] .privacy names not set in the runner's environment: NOTION_TOKEN, SNAPSHOT_MODE\n"
+
+
+def test_snapshot_mode_sets_snapshot_mode_for_the_script(tmp_path):
+    task = load_task(package(tmp_path, DUMP_ENV, privacy="SNAPSHOT_MODE\n"))
+    run_pre_exec(task, tmp_path / "logs", timeout_s=60, environ={"PATH": "/usr/bin:/bin"}, snapshot=True)
+    seen = json.loads((task.package_dir / "ops" / "pre_task.env.json").read_text())
+    assert seen["SNAPSHOT_MODE"] == "1"
 
 
 def test_failing_script_is_typed_with_its_log(tmp_path):
