@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import Field
 
-from clawmark.claws.base import ClawContext, TurnResult
+from clawmark.claws.base import ClawContext, ClawError, TurnResult
 from clawmark.claws.edict_config import EdictSetup, load_edict
 from clawmark.claws.openclaw import OPENCLAW_VERSION, OpenClawClaw, OpenClawConfig
 from clawmark.settings import TASKS_CATALOG
@@ -43,6 +43,11 @@ class EdictConfig(OpenClawConfig):
                              description="EDICT directory: agents.json + agents/<id>/SOUL.md (+ dispatch.yaml).")
     max_dispatches: int = Field(12, ge=1, description="Role turns between the entry turn and the report.")
     wall_clock_s: float | None = Field(None, gt=0, description="Limit of one whole dispatch; None = budgets.seconds.")
+    # The dispatcher hands the task from role to role, as UniClawBench's orchestrator does: roles
+    # do not spawn each other (sessions_spawn) nor leave background jobs behind (process). Without
+    # these tools OpenClaw also stops appending its runtime-facts message to every request.
+    deny_tools: list[str] = Field(default_factory=lambda: ["sessions_spawn", "process"],
+                                  description="OpenClaw tools.deny for every role.")
 
 
 class EdictClaw(OpenClawClaw):
@@ -72,11 +77,13 @@ class EdictClaw(OpenClawClaw):
         return f"{ctx.claw_home}/edict"
 
     def create_agent(self, ctx: ClawContext) -> None:
-        home = self.edict_home(ctx)
-        ctx.sandbox.copy_in(self.setup.folder, ctx.claw_home)
-        ctx.sandbox.exec(f"rm -rf {home} && mv {ctx.claw_home}/{shlex.quote(self.setup.folder.name)} {home} "
-                         f"&& mkdir -p {home}/data && (test -f {home}/data/tasks_source.json || echo '[]' > "
-                         f"{home}/data/tasks_source.json)", timeout_s=60)
+        home, staging = self.edict_home(ctx), f"{ctx.claw_home}/edict-copy"
+        ctx.sandbox.copy_in(self.setup.folder, staging)  # lands as staging/<folder name>
+        placed = ctx.sandbox.exec(f"rm -rf {home} && mv {staging}/{shlex.quote(self.setup.folder.name)} {home} && "
+                                  f"rmdir {staging} && mkdir -p {home}/data && (test -f {home}/data/tasks_source.json "
+                                  f"|| echo '[]' > {home}/data/tasks_source.json)", timeout_s=60)
+        if placed.exit_code != 0:
+            raise ClawError(f"could not install the EDICT directory at {home}: {placed.stderr[-500:]}")
         for agent in self.setup.agents:
             workspace = self._workspace(ctx, agent.id)
             ctx.sandbox.exec(f"mkdir -p {workspace} && ln -sfn {home}/data {workspace}/data && "

@@ -40,6 +40,7 @@ LOCAL_KEY = "clawmark-local"  # OpenClaw accepts a non-secret marker for private
 class OpenClawConfig(ClawAdapter.Config):
     tool_profile: str = Field("coding", description="OpenClaw tools.profile.")
     exec_mode: str = Field("full", description="OpenClaw tools.exec.mode (full: no approval prompts).")
+    deny_tools: list[str] = Field(default_factory=list, description="OpenClaw tools.deny (none: OpenClaw as shipped).")
     context_window: int = Field(128_000, gt=0, description="contextWindow declared for the model.")
     max_tokens: int = Field(8192, gt=0, description="maxTokens declared for the model.")
     grace_s: float = Field(120.0, description="Host deadline beyond OpenClaw's own --timeout (startup ~15 s).")
@@ -90,7 +91,8 @@ class OpenClawClaw(ClawAdapter):
         return {
             "models": {"mode": "replace", "providers": {PROVIDER: self._provider(ctx)}},
             "agents": {"defaults": defaults, **({"entries": agents} if agents else {})},
-            "tools": {"profile": config.tool_profile, "exec": {"mode": config.exec_mode, "host": "gateway"}},
+            "tools": {"profile": config.tool_profile, "exec": {"mode": config.exec_mode, "host": "gateway"},
+                      **({"deny": list(config.deny_tools)} if config.deny_tools else {})},
         }
 
     def _provider(self, ctx: ClawContext) -> dict[str, Any]:
