@@ -69,14 +69,20 @@ def harness_script(eval_script: str, files: RegionFiles) -> str:
         raise ScriptHasNoMarkers(f"the eval script prints no {START_MARKER!r} line followed by {END_MARKER!r}")
     captured = _STATUS_CAPTURE.match(lines[end - 1]) if end > start + 1 else None
     status = f"${captured.group(1)}" if captured else "$?"  # the bundled rows capture it themselves
+    # One brace group: bash parses all of it before running any, so tests that rewrite the
+    # script file while it runs (they run as root) cannot change what is left of it.
+    shebang = lines[:1] if lines[0].startswith("#!") else []
     switched = [
-        *lines[:start],
+        *shebang,
+        "{",
+        *lines[len(shebang):start],
         f"exec >{files.region} 2>&1",
         *lines[start + 1:end],
         f"{{ {EXIT_CODE_VAR}={status}; }} 2>/dev/null",  # braces: no trace line inside the region
         f"exec >{files.after} 2>&1",
         *lines[end + 1:],
         f'exit "${EXIT_CODE_VAR}"',
+        "}",
     ]
     return "\n".join(switched) + "\n"
 

@@ -68,6 +68,16 @@ def test_exit_code_is_the_commands_status_not_a_line_the_tests_print(tmp_path):
     assert result.no_result_reason is NoResult.EXIT_CODE_CONTRADICTS_LOG
 
 
+def test_tests_that_rewrite_the_running_script_cannot_change_its_exit_code(tmp_path):
+    # In place (same inode, as bash reads a script while it runs): the exit line becomes `exit 0`.
+    attack = ("off=$(grep -bo 'exit \"\\$CLAWMARK_TEST_EXIT_CODE\"' eval.sh | tail -1 | cut -d: -f1); "
+              "printf '%-31s' 'exit 0' | dd of=eval.sh bs=1 seek=$off conv=notrunc 2>/dev/null; exit 1")
+    command = f"(echo {base64.b64encode(attack.encode()).decode()} | base64 -d | bash)"
+    done = run(tmp_path, swebench_shaped(f"{printing(REAL_FAILURE, 0)}; {command}"))
+    assert 'exit 0 ' in (tmp_path / "eval.sh").read_text()  # the rewrite happened
+    assert done.exit_code == 1
+
+
 def test_fault_marker_in_the_printed_diff_is_not_a_verdict_but_inside_the_region_it_is(tmp_path):
     passes = "--- PASS: TestFix (0.00s)\n--- PASS: TestKept (0.00s)\n"
     diff = "echo '+// >>>>> Tests Errored'\necho '+# >>>>> Start Test Output'\n"
@@ -111,7 +121,7 @@ def test_every_real_and_bundled_script_gets_a_harness_form_bash_accepts(tmp_path
     for script in scripts:
         harnessed = harness_script(script, files)
         assert START_MARKER not in harnessed and f": '{END_MARKER}'" not in harnessed
-        assert harnessed.rstrip().endswith('exit "$CLAWMARK_TEST_EXIT_CODE"')
+        assert harnessed.rstrip().endswith('exit "$CLAWMARK_TEST_EXIT_CODE"\n}')
         subprocess.run(["bash", "-n"], input=harnessed, text=True, check=True)
 
 
