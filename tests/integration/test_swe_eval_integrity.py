@@ -100,6 +100,16 @@ def test_tests_sleeping_past_the_deadline_are_a_measured_failure(tmp_path, docke
     assert "(in the tests)" in outcome.detail
 
 
+def test_a_fork_bomb_past_the_deadline_is_a_measured_timeout_even_if_the_container_must_go(tmp_path, docker_client):
+    # When the bomb holds every pid, the deadline's kill cannot run inside and the container is
+    # killed instead: the harness did that because the tests outlived their deadline.
+    bomb = go_test_file("bomb", ["os/exec", "testing"],
+                        'exec.Command("bash", "-c", "bomb() { bomb | bomb & }; bomb; sleep 600").Run()')
+    config = EvalConfig(reuse_reports=False, timeout_s=10, pids_limit=64)
+    outcome = evaluate_prediction(GO, GO.patch + bomb, tmp_path, config)
+    assert_measured_failure(outcome, EvalStatus.EVAL_TIMEOUT, "tests_timeout")
+
+
 def test_a_patch_printing_100_mb_is_an_output_flood_not_a_crash(tmp_path, docker_client):
     flood = go_test_file("flood", ["bufio", "os", "strings", "testing"],
                          'out := bufio.NewWriterSize(os.Stdout, 1<<20)\nline := strings.Repeat("x", 1023) + "\\n"\n'
