@@ -28,7 +28,7 @@ class TaskEnvConfig(BaseModel):
     snapshot: bool = Field(False, description="Snapshot mode: ship *_snapshot.json sources (task_snapshot prompt).")
     base_skills: list[Path] = Field(default_factory=list, description="Skill folders (each with SKILL.md) installed for every task.")
     service_timeout_s: float = Field(1200, gt=0, description="Deadline of one oneshot service.")
-    service_ready_s: float = Field(20, gt=0, description="How long a background service may take to listen on its port.")
+    service_ready_s: float = Field(60, gt=0, description="How long a background service may take to listen on its port.")
     pre_exec_timeout_s: float = Field(600, gt=0, description="Deadline of one host-side pre_exec script.")
     executor_user: str = Field(EXECUTOR_USER, pattern=r"^\d+:\d+$", description="uid:gid claws act as (created when missing).")
     env: dict[str, str] = Field(default_factory=dict, description="Container environment (never task secrets).")
