@@ -13,7 +13,7 @@ from typing import Any
 
 from clawmark.attempts.outcome import PatchOutcome
 from clawmark.attempts.phases import PhaseClock
-from clawmark.results import AttemptLayout, ErrorKind, Resolution, Status
+from clawmark.results import AttemptLayout, Resolution, Status
 
 PREDICTIONS_FILE = "predictions.jsonl"
 
