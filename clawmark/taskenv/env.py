@@ -56,12 +56,17 @@ class TaskEnv:
     def snapshot_results(self, dest: Path) -> list[str]:
         """Copy /tmp_workspace/results into `dest` (merged); the relative file names in it.
 
-        Links the claw made that lead outside the folder are left out (see `skipped_links`).
+        Links the claw made that lead outside the folder are left out (see `skipped_links`); a
+        results folder the claw removed copies as an empty one.
         """
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="clawmark-results-") as tmp:
-            self.skipped_links = self.sandbox.copy_out_skipping_unsafe(RESULTS_DIR, tmp)
+            try:
+                self.skipped_links = self.sandbox.copy_out_skipping_unsafe(RESULTS_DIR, tmp)
+            except FileNotFoundError:
+                self.skipped_links = []
+                return []
             shutil.copytree(Path(tmp) / Path(RESULTS_DIR).name, dest, dirs_exist_ok=True, symlinks=True)
         return sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
 

@@ -111,3 +111,11 @@ def test_base_skills_install_for_every_task_and_task_skills_win(workstation, tmp
         read = as_executor(sandbox, "cat /root/skills/apt-package-manager/SKILL.md /root/skills/shared/SKILL.md; "
                                     "bash /root/skills/shared/run.sh; test -x /root/skills/shared/run.sh && echo x")
     assert read.stdout == "base apt skill\ntask version\nrun\nx\n"
+
+
+def test_snapshot_of_a_removed_results_folder_is_empty(workstation, tmp_path):
+    env = task_env(make_package(tmp_path, "results_gone"), workstation, tmp_path / "logs", network_policy="none")
+    with env as sandbox:
+        as_executor(sandbox, "rm -rf /tmp_workspace/results")
+        files = env.snapshot_results(tmp_path / "copy")
+    assert files == [] and (tmp_path / "copy").is_dir() and env.skipped_links == []
