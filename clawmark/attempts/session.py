@@ -55,14 +55,14 @@ class ClawSession:
                 self.image_id = ctx.sandbox.image_id
         except infra_exceptions() as exc:  # no image, leak (refused), engine: typed by name in the row
             return PatchOutcome.infra(exc, "provision"), None
-        ctx.gateway_token = register(self.gateway, self.attempt_id, self.model, self.config, self.layout.ledger)
         try:
+            ctx.gateway_token = register(self.gateway, self.attempt_id, self.model, self.config, self.layout.ledger)
             return self._drive_and_extract(ctx)
         finally:
             self._cleanup("delete_agent", lambda: self.claw.delete_agent(ctx))
             self._cleanup("teardown", lambda: env.__exit__(None, None, None))
             # The ledger is complete only once the attempt is closed and its running calls drained.
-            close(self.gateway, self.attempt_id, drain_s=self.config.stop_grace_s)
+            self._cleanup("close", lambda: close(self.gateway, self.attempt_id, drain_s=self.config.stop_grace_s))
 
     def _cleanup(self, step: str, action: Any) -> None:
         """Clean-up always runs and never hides the attempt's outcome; failures are logged."""
