@@ -158,7 +158,7 @@ _EXCERPT_BYTES = 64 * 1024
 
 def _sizes(sandbox, files: RegionFiles) -> dict[str, int | None]:
     """Byte size of each output file, None for a file the script never created."""
-    listing = sandbox.exec("stat -c '%s %n' " + " ".join(files.all()) + " 2>/dev/null", timeout_s=60)
+    listing = sandbox.exec("stat -L -c '%s %n' " + " ".join(files.all()) + " 2>/dev/null", timeout_s=60)
     found = {}
     for line in listing.stdout.splitlines():
         size, _, path = line.partition(" ")
@@ -166,8 +166,13 @@ def _sizes(sandbox, files: RegionFiles) -> dict[str, int | None]:
     return {path: int(found[path]) if path in found else None for path in files.all()}
 
 
-def _whole(sandbox, path: str) -> str:
-    return sandbox.read_file(path).decode(errors="replace")
+def _whole(sandbox, path: str) -> str | None:
+    """The file's text; None when the tests replaced it with something that is not a file (or
+    removed it since): a part they made unreadable is missing, never an error of ours."""
+    try:
+        return sandbox.read_file(path).decode(errors="replace")
+    except (IsADirectoryError, FileNotFoundError):
+        return None
 
 
 def _head_and_tail(sandbox, path: str) -> str:

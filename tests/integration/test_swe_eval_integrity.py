@@ -100,6 +100,13 @@ def test_tests_sleeping_past_the_deadline_are_a_measured_failure(tmp_path, docke
     assert "(in the tests)" in outcome.detail
 
 
+def test_tests_that_replace_their_own_output_file_leave_an_unusable_log_not_an_error(tmp_path, docker_client):
+    swap = go_test_file("swap", ["os", "testing"], 'os.Remove("/tmp/clawmark-eval/tests.txt")\n'
+                        'os.Mkdir("/tmp/clawmark-eval/tests.txt", 0o755)')
+    outcome = evaluate_prediction(GO, GO.patch + swap, tmp_path, QUICK)
+    assert_measured_failure(outcome, EvalStatus.NO_RESULT, "log_unusable")
+
+
 def test_a_fork_bomb_past_the_deadline_is_a_measured_timeout_even_if_the_container_must_go(tmp_path, docker_client):
     # When the bomb holds every pid, the deadline's kill cannot run inside and the container is
     # killed instead: the harness did that because the tests outlived their deadline.

@@ -107,6 +107,15 @@ def test_output_over_the_limit_is_a_flood_with_head_and_tail_kept(tmp_path):
     assert len(done.log_text) < 300_000 and "last-line" in done.log_text
 
 
+@pytest.mark.parametrize("replacement", ["mkdir", "ln -s /nonexistent", "ln -s /dev/null"])
+def test_tests_that_replace_their_output_file_leave_no_region_not_an_error(replacement, tmp_path):
+    command = f"{printing(REAL_FAILURE, 0)}; rm {tmp_path}/tests.txt; {replacement} {tmp_path}/tests.txt"
+    done = run(tmp_path, swebench_shaped(command))
+    assert not done.flooded
+    reason = grade(ROW, done.log_text, nonce=done.nonce).no_result_reason
+    assert reason in (NoResult.START_MARKER_MISSING, NoResult.SUITE_DID_NOT_RUN)
+
+
 def test_script_stopping_before_its_markers_leaves_them_out(tmp_path):
     done = run(tmp_path, swebench_shaped("exit 7"))  # the shell itself exits inside the region
     assert grade(ROW, done.log_text, nonce=done.nonce).no_result_reason is NoResult.END_MARKER_MISSING
