@@ -151,3 +151,14 @@ def test_a_follow_up_quoting_the_rubric_is_flagged(tmp_path, store, gateway, cas
     assert any(f.startswith("rubric_ngram:") for f in flags), flags
     assert json.loads(cycle_file(row, 0, "leak.json").read_text()) == flags
     assert (row.status, row.turns) == (Status.FAIL, 2)  # flags are evidence; the run itself goes on
+
+
+def test_failing_pre_exec_is_pre_exec_failed_with_its_log(tmp_path, store, gateway):  # noqa: F811
+    folder = copied_task(tmp_path, TASK)
+    (folder / "prepare.sh").write_text("echo 'fetching the fixture'\necho 'token rejected' >&2\nexit 4\n")
+    _edit_yaml(folder / "task.yaml", pre_exec=["prepare.sh"])
+    row = attempt(load_task(folder), EXECUTOR, store, gateway)
+    assert (row.status, row.error_kind, row.passed, row.turns) == (Status.PRE_EXEC_FAILED, "infra", None, 0)
+    assert "prepare.sh" in row.error_message
+    logs = list((Path(row.artifacts_dir) / "logs").rglob("*prepare*"))
+    assert logs and "token rejected" in logs[0].read_text()
