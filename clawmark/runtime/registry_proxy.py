@@ -5,6 +5,10 @@ Containers on the internal network have no route out; this proxy (one per proces
 first use, a daemon thread) tunnels CONNECT, or forwards a plain-HTTP request (apt), to an
 allowed registry host on port 80 or 443. Every other destination gets 403 without any
 connection being made. Clients find it through HTTP(S)_PROXY (`proxy_env`).
+
+Any container on the internal network can reach the host address, so the proxy serves only
+client addresses registered with `allow_client` (the registries-only containers): a `none`
+container that finds the port gets a 403 too.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ CONNECT_TIMEOUT_S = 15.0
 
 _lock = threading.Lock()
 _started: tuple[str, int] | None = None
+_clients: dict[str, int] = {}  # container IP -> how many live registrations
 
 
 def registry_proxy() -> tuple[str, int]:
@@ -39,6 +44,19 @@ def registry_proxy() -> tuple[str, int]:
                 raise RuntimeError(f"the registry proxy could not listen on {host_ip}")
             _started = (host_ip, bound[0])
         return _started
+
+
+def allow_client(ip: str) -> None:
+    with _lock:
+        _clients[ip] = _clients.get(ip, 0) + 1
+
+
+def forget_client(ip: str) -> None:
+    with _lock:
+        if _clients.get(ip, 0) > 1:
+            _clients[ip] -= 1
+        else:
+            _clients.pop(ip, None)
 
 
 def proxy_env(port: int) -> dict[str, str]:
@@ -72,7 +90,8 @@ async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) ->
         method, target = head.split(b" ", 2)[:2]
         method, target = method.decode("latin-1"), target.decode("latin-1")
         host, port = _destination(method, target)
-        if not allowed(host, port):
+        client = (writer.get_extra_info("peername") or ("",))[0]
+        if client not in _clients or not allowed(host, port):
             writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
             return
         up_reader, up_writer = await asyncio.wait_for(asyncio.open_connection(host, port), CONNECT_TIMEOUT_S)

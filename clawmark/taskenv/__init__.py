@@ -31,8 +31,9 @@ read their 0700 folder, and upstream's root executor is a defect we do not copy.
 Network (`network_policy`, per sweep): `none` - the internal clawmark network, which reaches
 only the model gateway on the host; `registries-only` - the same internal network plus
 HTTP(S)_PROXY pointing at a host-side proxy (`clawmark.runtime.registry_proxy`) that tunnels
-only to PyPI, npm and Debian hosts (pip, npm, curl, apt honour it; a client that ignores proxy
-variables gets nowhere, and DNS inside stays off); `full` - Docker's bridge plus the gateway
+only to PyPI, npm and Debian hosts, and only for the registered addresses of registries-only
+containers (pip, npm, curl, apt honour it; a client that ignores proxy variables gets
+nowhere, and DNS inside stays off); `full` - Docker's bridge plus the gateway
 host name. The executor reaches the gateway (`http://clawmark-gateway:<port>`) under all three.
 
 Hidden material never enters: references/, pre_exec scripts and `.privacy`

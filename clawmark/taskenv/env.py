@@ -31,6 +31,7 @@ class TaskEnv:
         self.logs_dir = Path(logs_dir) if logs_dir else Path(tempfile.mkdtemp(prefix="clawmark-taskenv-"))
         self.sandbox = None
         self.skipped_links: list[str] = []
+        self._proxy_client: str | None = None
 
     def __enter__(self):
         self.logs_dir.mkdir(parents=True, exist_ok=True)
@@ -38,6 +39,7 @@ class TaskEnv:
         run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s, snapshot=self.config.snapshot)
         self.sandbox = _provision(self.task, self.config)
         try:
+            self._proxy_client = _register_with_proxy(self.sandbox, self.config)
             self._prepare()
         except BaseException:
             self.__exit__(None, None, None)
@@ -52,6 +54,11 @@ class TaskEnv:
         finally:
             self.sandbox.teardown()
             self.sandbox = None
+            if self._proxy_client:
+                from clawmark.runtime.registry_proxy import forget_client
+
+                forget_client(self._proxy_client)
+                self._proxy_client = None
 
     def snapshot_results(self, dest: Path) -> list[str]:
         """Copy /tmp_workspace/results into `dest` (merged); the relative file names in it.
@@ -110,6 +117,20 @@ def _provision(task, config: TaskEnvConfig):
         pids_limit=config.pids_limit, network=network, user=config.executor_user, workdir=WORKSPACE,
         env=env, labels=labels, lifetime_seconds=config.lifetime_seconds or _lifetime(task, config),
         volumes=config.volumes, extra_hosts=hosts, max_copy_bytes=config.max_results_bytes))
+
+
+def _register_with_proxy(sandbox, config: TaskEnvConfig) -> str | None:
+    """The container's address on the gateway network, allowed through the registry proxy."""
+    if config.network_policy != "registries-only":
+        return None
+    from clawmark.runtime.engine import shared_client
+    from clawmark.runtime.network import gateway_network
+    from clawmark.runtime.registry_proxy import allow_client
+
+    networks = shared_client().containers.get(sandbox.container_id).attrs["NetworkSettings"]["Networks"]
+    ip = networks[gateway_network()[0]]["IPAddress"]
+    allow_client(ip)
+    return ip
 
 
 def _lifetime(task, config: TaskEnvConfig) -> int:

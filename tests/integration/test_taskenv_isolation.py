@@ -11,6 +11,7 @@ import pytest
 
 from clawmark.catalog.package import load_task
 from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network
+from clawmark.runtime.registry_proxy import registry_proxy
 from clawmark.taskenv import TaskEnv, TaskEnvConfig
 
 from tests.integration.taskenv_support import CLOSED_LOOP, as_executor, as_root, make_package, task_env
@@ -115,14 +116,18 @@ def probe_network(sandbox, port: int) -> dict:
         "outside": as_executor(sandbox, CONNECT + outside_ip).stdout,
         "pypi": as_executor(sandbox, code + "https://pypi.org/simple/six/").stdout,
         "other": as_executor(sandbox, code + "https://not-a-registry.invalid/").stdout,
+        # the proxy found by hand: it serves registered registries-only containers only
+        "by_hand": as_executor(sandbox, code + f"-x http://{GATEWAY_HOSTNAME}:{registry_proxy()[1]} "
+                                              "https://pypi.org/simple/six/").stdout,
     }
 
 
-# policy -> (DNS answers, direct connection out, PyPI over HTTPS, a non-registry host)
+# policy -> (DNS answers, direct connection out, PyPI over HTTPS, a non-registry host,
+#            PyPI through the proxy named by hand); 403 = refused by the proxy
 EXPECTED = {
-    "none": (0, "", "000 000", "000 000"),
-    "registries-only": (0, "", "200 200", "000 403"),  # through the proxy; 403 = refused by it
-    "full": (3, "connected\n", "200 000", "000 000"),
+    "none": (0, "", "000 000", "000 000", "000 403"),
+    "registries-only": (0, "", "200 200", "000 403", "200 200"),
+    "full": (3, "connected\n", "200 000", "000 000", "000 403"),
 }
 
 
@@ -133,5 +138,5 @@ def test_network_policy_and_the_gateway(workstation, tmp_path, gateway_stub, pol
         seen = probe_network(sandbox, gateway_stub)
         networks = docker_client.containers.get(sandbox.container_id).attrs["NetworkSettings"]["Networks"]
     assert seen["gateway"] == "gateway here"
-    assert (seen["dns"], seen["outside"], seen["pypi"], seen["other"]) == EXPECTED[policy]
+    assert (seen["dns"], seen["outside"], seen["pypi"], seen["other"], seen["by_hand"]) == EXPECTED[policy]
     assert list(networks) == (["bridge"] if policy == "full" else [gateway_network()[0]])

@@ -26,3 +26,14 @@ def test_proxy_env_keeps_the_gateway_direct():
     env = proxy_env(3128)
     assert env["HTTPS_PROXY"] == env["http_proxy"] == "http://clawmark-gateway:3128"
     assert "clawmark-gateway" in env["NO_PROXY"].split(",")
+
+
+def test_client_registrations_are_counted():
+    from clawmark.runtime import registry_proxy as proxy
+
+    proxy.allow_client("10.9.8.7")
+    proxy.allow_client("10.9.8.7")
+    proxy.forget_client("10.9.8.7")
+    assert "10.9.8.7" in proxy._clients
+    proxy.forget_client("10.9.8.7")
+    assert "10.9.8.7" not in proxy._clients
