@@ -8,6 +8,7 @@ is graded by the tests."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -85,3 +86,15 @@ def provider_outcome(ledger: Path, role: str, turns: int, claw_kind: str | None 
     detail = f"{failed.model}: {failed.error}" if failed is not None else "reported by the claw"
     return PatchOutcome(status=status, error_kind=ErrorKind.INFRA, turns=turns,
                         error_message=f"model provider {kind} ({detail})"[:1000])
+
+
+def unreached_outcome(ledger: Path, role: str, turn: Any, calls_model: bool) -> PatchOutcome | None:
+    """An infra outcome when a model-calling claw failed without a single call reaching the
+    gateway: the gateway was unreachable from where the claw runs (network, binding, refused
+    token), which the ledger cannot witness. A claw cut off by its deadline before its first
+    call is still graded (slowness is the claw's)."""
+    if not calls_model or turn.success or turn.timeout or any(r.role == role for r in read_ledger(ledger)):
+        return None
+    return PatchOutcome(status=Status.INFRA_ERROR, error_kind=ErrorKind.INFRA, turns=1,
+                        error_message=f"no model call reached the gateway (claw {turn.exit_status}: "
+                                      f"{turn.error or ''})"[:1000])

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from clawmark.attempts.outcome import PatchOutcome, infra_exceptions, provider_outcome
+from clawmark.attempts.outcome import PatchOutcome, infra_exceptions, provider_outcome, unreached_outcome
 from clawmark.attempts.phases import PhaseClock
 from clawmark.claws import ClawAdapter, ClawContext, TurnResult
 from clawmark.results import AttemptLayout
@@ -87,7 +87,9 @@ class ClawSession:
         except infra_exceptions() as exc:  # ClawError, ContainerGone, engine trouble
             return PatchOutcome.infra(exc, "claw"), None
         self._save_turn(ctx)
-        if (ended := provider_outcome(self.layout.ledger, EXECUTOR_ROLE, 1, self.turn.error_kind)) is not None:
+        ended = (provider_outcome(self.layout.ledger, EXECUTOR_ROLE, 1, self.turn.error_kind)
+                 or unreached_outcome(self.layout.ledger, EXECUTOR_ROLE, self.turn, self.claw.calls_model))
+        if ended is not None:
             return ended, None
         try:
             with self.clock.phase("extract"):

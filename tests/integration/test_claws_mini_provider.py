@@ -47,3 +47,16 @@ def test_rate_limited_mini_is_a_provider_error_not_unresolved(store, quick_gatew
     assert ledger and {r.status for r in ledger} == {"rate_limited"} and all(r.retries == 1 for r in ledger)
     assert len(upstream.requests) == 2 * len(ledger)  # the gateway's one retry per call, nothing else
     assert not layout.patch.exists()  # no patch taken, nothing graded
+
+
+def test_a_gateway_the_container_cannot_reach_is_infra_not_the_claws_failure(store, tmp_path):  # noqa: F811
+    # Bound on loopback only: the container's calls to the network address are refused, and no
+    # call reaches the gateway, so its ledger cannot witness the failure.
+    config = GatewayConfig(host="127.0.0.1", ledger_dir=tmp_path / "ledgers")
+    with GatewayServer(config) as loopback_only:
+        row = attempt(INI, "mini-swe-agent", f"scripted/mini-{INI}", store, loopback_only,
+                      claw_settings={"model_retry_attempts": 1})
+    layout = store.layout(row.sweep_id, row.cell_key)
+    assert (row.status, row.error_kind, row.resolved) == (Status.INFRA_ERROR, ErrorKind.INFRA, None)
+    assert row.error_message.startswith("no model call reached the gateway")
+    assert read_ledger(layout.ledger) == [] and not layout.patch.exists()
