@@ -74,7 +74,6 @@ def upstream_task(category: str, task_id: str):
 def attempt(task, model: str, store, gateway, claw: str = "reference", **config):
     from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, run_closed_loop_attempt
 
-    config.setdefault("image", os.environ.get("CLAWMARK_TEST_TASK_IMAGE"))  # TEMP until the workstation image is built
     return run_closed_loop_attempt(task, claw, model, 0, store, "cltest", gateway,
                                    config=ClosedLoopAttemptConfig(**config))
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import pytest
@@ -54,8 +53,6 @@ FOLLOW_UPS = {"en_105_ticket_sync": "more tickets than the first page", "zh_201_
 def _run(task_id: str, tmp_path) -> dict:
     args = ["run", task_id, "--tasks", str(BUNDLED), "--claw", "reference", "--model", "scripted/cl-{task_id}",
             "--results", str(tmp_path / "results"), "--sweep-id", "suite", "--json"]
-    if image := os.environ.get("CLAWMARK_TEST_TASK_IMAGE"):  # TEMP until the workstation image is built
-        args += ["--image", image]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     return json.loads(result.output[result.output.index("{"):])
