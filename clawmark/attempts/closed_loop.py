@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
-from clawmark.attempts.patch import model_for_task
+from clawmark.attempts.patch import claw_image_ref, model_for_task
 from clawmark.attempts.phases import PhaseClock
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.gateway.cassettes import is_scripted
@@ -104,7 +104,10 @@ def run_closed_loop_attempt(
 
 def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
                     config: ClosedLoopAttemptConfig, models: dict[str, str]) -> dict[str, Any]:
+    claw_image = claw_image_ref(claw)
+    image = {"image": claw_image} if claw_image else {}  # a claw's image layer is part of the claw
     judges = {"roles": {k: v for k, v in models.items() if k != "executor"}, "snapshot": config.snapshot,
+              "task_image": config.image or _workstation_ref(),
               "network_policy": config.network_policy, "base_skills": sorted(p.name for p in config.base_skills),
               "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
               "total_timeout_s": config.total_timeout_s}
@@ -118,11 +121,22 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
         "language": task.language,
         "claw": claw.name,
         "claw_version": claw.version,
-        "claw_settings_hash": config_hash({**claw.settings(), "budgets": config.budgets.model_dump()}),
+        "claw_settings_hash": config_hash({**claw.settings(), "budgets": config.budgets.model_dump(), **image}),
         "model": model,
         "model_params_hash": config_hash({**config.model_params, "closed_loop": judges}),
         "seed": seed,
     }
+
+
+def _workstation_ref() -> str:
+    """The task image's content-hash tag: an edited workstation recipe re-keys closed-loop cells."""
+    from clawmark.runtime.images import image_ref
+    from clawmark.taskenv.config import WORKSTATION_RECIPE
+
+    try:
+        return image_ref(WORKSTATION_RECIPE)
+    except Exception as exc:  # noqa: BLE001 - a missing recipe shows at provision, as a typed row
+        return f"unbuildable: {type(exc).__name__}"
 
 
 def _saved_config(task: Any, claw: ClawAdapter, models: dict[str, str], seed: int,
