@@ -64,6 +64,8 @@ class WebProxyConfig(BaseModel):
         default_factory=lambda: sorted(_registry_hosts()), description="Hosts forwarded live and untouched in "
         "every mode (no TLS interception, not recorded, not counted): the package registries, which are "
         "tools of the container, not the task's web. Block rules still see their plain-HTTP requests.")
+    upstream_ca: Path | None = Field(None, description="CA bundle (PEM) the proxy trusts for origins "
+                                     "INSTEAD of its default (certifi) one: for a private site.")
     mitmdump: str | None = Field(None, description="mitmdump executable ($CLAWMARK_MITMDUMP, .venv-webproxy, PATH).")
     confdir: Path | None = Field(None, description="mitmproxy's CA folder (default: $CLAWMARK_HOME/webproxy-ca).")
     start_timeout_s: float = Field(30, gt=0)

@@ -110,6 +110,8 @@ class WebProxy:
                 "--set", f"confdir={self.config.ca_dir()}",
                 # Replay must never touch the origin: no upstream connection before our hook answers.
                 "--set", "connection_strategy=lazy", "--set", "upstream_cert=false"]
+        if self.config.upstream_ca:
+            argv += ["--set", f"ssl_verify_upstream_trusted_ca={self.config.upstream_ca}"]
         if self.config.passthrough_hosts:
             hosts = "|".join(re.escape(h) for h in self.config.passthrough_hosts)
             argv += ["--set", f"ignore_hosts=^({hosts})(:\\d+)?$"]  # TLS tunnelled as is, no CA needed
