@@ -22,6 +22,22 @@ NOVNC_PORT = 6080
 CDP_PORT = 9222
 STATE_DIR = "/tmp/clawmark-desktop"
 SHOT_PATH = "/tmp/clawmark-screenshot.png"
+VIDEO_PATH = f"{STATE_DIR}/recording.mp4"
+# recording: low|high -> (frames per second, x264 CRF). Fragmented MP4 stays playable even
+# when the container dies before ffmpeg finishes the file.
+RECORDING = {"low": (2, 35), "high": (10, 23)}
+RECORD_SCRIPT = f"""set -e
+fps="$1"; crf="$2"; mkdir -p {STATE_DIR}
+setsid nohup ffmpeg -loglevel error -nostdin -f x11grab -draw_mouse 1 -framerate "$fps" -video_size 1440x900 \\
+  -i {DISPLAY} -c:v libx264 -preset ultrafast -crf "$crf" -pix_fmt yuv420p \\
+  -movflags +frag_keyframe+empty_moov -y {VIDEO_PATH} > {STATE_DIR}/ffmpeg.log 2>&1 < /dev/null &
+echo $! > {STATE_DIR}/ffmpeg.pid
+"""
+STOP_RECORD_SCRIPT = f"""pid="$(cat {STATE_DIR}/ffmpeg.pid 2>/dev/null)" || exit 0
+kill -INT "$pid" 2>/dev/null
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || exit 0; sleep 0.1; done
+kill -KILL "$pid" 2>/dev/null; exit 0
+"""
 
 
 class DesktopFailed(TaskEnvError):
@@ -63,6 +79,27 @@ def screenshot(sandbox, dest: Path) -> Path:
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(sandbox.read_file(SHOT_PATH))
+    return dest
+
+
+def start_recording(sandbox, quality: str) -> None:
+    """Record the display (`recording: low|high`) until stop_recording; `none` records nothing."""
+    if quality == "none":
+        return
+    fps, crf = RECORDING[quality]
+    result = sandbox.exec(["bash", "-c", RECORD_SCRIPT, "record", str(fps), str(crf)], timeout_s=30, workdir="/")
+    if result.exit_code != 0:
+        raise DesktopFailed(f"screen recording did not start: {(result.stderr or result.stdout).strip()[:300]}")
+
+
+def stop_recording(sandbox, dest: Path) -> Path | None:
+    """End the recording and copy the video to `dest` (host); None when nothing was recorded."""
+    sandbox.exec(["bash", "-c", STOP_RECORD_SCRIPT], timeout_s=30, workdir="/")
+    if sandbox.exec(["test", "-s", VIDEO_PATH], timeout_s=30).exit_code != 0:
+        return None
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(sandbox.read_file(VIDEO_PATH))
     return dest
 
 
