@@ -15,9 +15,10 @@ def _run(*args: str):
     return result.exit_code, result.output
 
 
-def test_closed_loop_task_id_says_the_track_is_not_built_yet():
-    code, out = _run("en_101_sales_total", "--claw", "nop", "--model", "none")
-    assert code == 1 and "closed-loop track not built yet" in out and "Traceback" not in out
+def test_closed_loop_task_with_a_bad_option_is_one_line():
+    code, out = _run("en_101_sales_total", "--claw", "nop", "--model", "none", "--network", "wide-open")
+    assert code == 1 and "network_policy: expected" in out and "'wide-open'" in out and "Traceback" not in out
+    assert len(out.strip().splitlines()) == 1
 
 
 def test_unknown_task_id_names_the_instance_file():
