@@ -24,6 +24,8 @@ CLOSED_LOOP_FIELDS = ("task_id", "claw", "model", "seed", "status", "passed", "s
                       "followups_used", "best_turn", "turn_scores", "checks_passed", "checks_total",
                       "leak_flags", "failure_reason", "error_kind", "error_message", "network_policy",
                       "snapshot_mode", "cell_key", "attempt_id", "artifacts_dir")
+OPTION_OF = {"network_policy": "--network", "supervisor_model": "--supervisor-model",
+             "simulator_model": "--simulator-model", "image": "--image", "snapshot": "--snapshot"}
 SWEEP_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -115,7 +117,9 @@ def _run_closed_loop(task: Any, claw: str, model: str, seed: int, results: Path 
     try:
         config = ClosedLoopAttemptConfig(budgets=budgets, **closed)
     except ValidationError as exc:
-        _fail(str(from_validation(Path("--options"), exc)))
+        field = str(exc.errors()[0]["loc"][0])
+        expected = str(from_validation(Path("run"), exc)).split(": ", 2)[-1]  # "run: FIELD: expected ..."
+        _fail(f"{OPTION_OF.get(field, field)}: {expected}")
     _engine_or_fail()
     store = ResultStore(results or settings().results_dir)
     with sweep_gateway() as server:

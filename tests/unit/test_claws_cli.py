@@ -17,7 +17,7 @@ def _run(*args: str):
 
 def test_closed_loop_task_with_a_bad_option_is_one_line():
     code, out = _run("en_101_sales_total", "--claw", "nop", "--model", "none", "--network", "wide-open")
-    assert code == 1 and "network_policy: expected" in out and "'wide-open'" in out and "Traceback" not in out
+    assert code == 1 and "--network: expected" in out and "'wide-open'" in out and "Traceback" not in out
     assert len(out.strip().splitlines()) == 1
 
 
