@@ -149,14 +149,11 @@ def _saved_config(task: Any, claw: ClawAdapter, models: dict[str, str], seed: in
 def _row(fields: dict[str, Any], outcome: LoopOutcome, attempt_id: str, layout: AttemptLayout,
          started: datetime, clock: PhaseClock, saved_hash: str, model: str,
          config: ClosedLoopAttemptConfig) -> AttemptRow:
-    from clawmark.attempts.usage_check import usage_check_from_logs
+    from clawmark.attempts.usage_check import row_cross_check
     from clawmark.gateway.ledger import summarize_ledger
 
     summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
-    try:
-        cross_check = usage_check_from_logs(layout.logs, layout.ledger) if layout.ledger.is_file() else {}
-    except ValueError as exc:  # an unreadable claw report loses the cross-check, never the row
-        cross_check = {"usage_mismatch": f"claw usage report unreadable: {exc}"[:500]}
+    cross_check = row_cross_check(layout.logs, layout.ledger)  # never costs the row
     layout.usage.write_text(json.dumps(summary, indent=2, default=str))
     layout.outcome.write_text(outcome.model_dump_json(indent=2))
     return AttemptRow.from_usage(
