@@ -202,7 +202,8 @@ class _Loop:
             return 0.0
         from clawmark.gateway.ledger import read_ledger
 
-        costs = (rec.cost_usd for rec in read_ledger(self.ctx.ledger_path))
+        # the executor's own calls only: a closed-loop ledger also holds the judges' spend
+        costs = (rec.cost_usd for rec in read_ledger(self.ctx.ledger_path) if rec.role == "executor")
         return sum(c for c in costs if not math.isnan(c))
 
     def save(self) -> None:
