@@ -1,0 +1,77 @@
+"""What a headed attempt adds to its task container, and nothing for the others.
+
+`HeadedRun(task, artifacts_dir)`: `begin(sandbox)` after the container is ready (desktop up
+with Chromium/CDP, recording started when the task asks; `desktop.json` saved), `turn_end`
+after every executor turn (a screenshot `screen.png` in the cycle folder, which the supervisor
+is shown), `finish` before teardown (the video to `artifacts/recording.mp4`). A desktop that
+does not come up is an infra error (DesktopFailed); a screenshot or video that fails later is
+logged and the attempt goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from clawmark.taskenv.desktop import (DESKTOP_RECIPE, DesktopFailed, screenshot, start_desktop,
+                                      start_recording, stop_recording, wants_desktop)
+
+SCREEN_FILE = "screen.png"
+VIDEO_FILE = "recording.mp4"
+
+
+def task_image(task, image: str | None) -> str | None:
+    """The container image: an explicit one wins; headed tasks get the desktop image."""
+    if image or not wants_desktop(task):
+        return image
+    from clawmark.runtime.images import ensure_image
+
+    return ensure_image(DESKTOP_RECIPE)
+
+
+def task_image_ref(task, image: str | None) -> str | None:
+    """Like task_image without building (for cell keys); None = the caller's default."""
+    if image or not wants_desktop(task):
+        return image
+    from clawmark.runtime.images import image_ref
+
+    return image_ref(DESKTOP_RECIPE)
+
+
+class HeadedRun:
+    def __init__(self, task, artifacts_dir: Path) -> None:
+        self.enabled = wants_desktop(task)
+        self.recording = task.spec.recording
+        self.artifacts = Path(artifacts_dir)
+        self.recording_on = False
+
+    def begin(self, sandbox) -> None:
+        if not self.enabled:
+            return
+        desktop = start_desktop(sandbox, browser=True)
+        if self.recording != "none":
+            start_recording(sandbox, self.recording)
+            self.recording_on = True
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        (self.artifacts / "desktop.json").write_text(json.dumps(
+            {**desktop.model_dump(), "recording": self.recording}, indent=2) + "\n")
+
+    def turn_end(self, sandbox, cycle_dir: Path) -> Path | None:
+        if not self.enabled:
+            return None
+        try:
+            return screenshot(sandbox, Path(cycle_dir) / SCREEN_FILE)
+        except (DesktopFailed, OSError) as exc:
+            self._log(f"screenshot after {Path(cycle_dir).name}: {exc}")
+            return None
+
+    def finish(self, sandbox) -> Path | None:
+        if not self.recording_on:
+            return None
+        self.recording_on = False
+        return stop_recording(sandbox, self.artifacts / VIDEO_FILE)
+
+    def _log(self, line: str) -> None:
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        with (self.artifacts / "headed-errors.txt").open("a") as log:
+            log.write(line + "\n")
