@@ -46,6 +46,7 @@ class EvidenceFile(BaseModel):
 class EvidenceImage(BaseModel):
     path: str
     data_url: str
+    label: str | None = Field(None, description="Shown instead of the results path (a desktop screenshot).")
 
 
 class Evidence(BaseModel):
@@ -68,6 +69,12 @@ class Evidence(BaseModel):
         return cls(transcript=shown, transcript_chars=len(full), transcript_cut=cut, files=files,
                    files_not_listed=max(0, len(paths) - limits.max_files), images=images)
 
+    def add_screenshots(self, paths: list[Path]) -> None:
+        """Desktop screenshots of a headed task (not results files), shown after the results' images."""
+        for path in paths:
+            self.images.append(EvidenceImage(path=path.name, data_url=data_url(path),
+                                             label=f"Screenshot of the executor's desktop ({path.name}):"))
+
     def render_text(self) -> str:
         """The transcript and the results folder as one text block (images are separate parts)."""
         listing = "\n".join(f"- {f.path} ({f.size} bytes, {f.kind})" for f in self.files) or "(empty)"
@@ -81,7 +88,7 @@ class Evidence(BaseModel):
     def image_parts(self) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
         for image in self.images:
-            parts.append({"type": "text", "text": f"Image /tmp_workspace/results/{image.path}:"})
+            parts.append({"type": "text", "text": image.label or f"Image /tmp_workspace/results/{image.path}:"})
             parts.append({"type": "image_url", "image_url": {"url": image.data_url}})
         return parts
 
