@@ -104,10 +104,12 @@ def run_closed_loop_attempt(
 
 def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
                     config: ClosedLoopAttemptConfig, models: dict[str, str]) -> dict[str, Any]:
+    from clawmark.taskenv.headed import task_image_ref
+
     claw_image = claw_image_ref(claw)
     image = {"image": claw_image} if claw_image else {}  # a claw's image layer is part of the claw
     judges = {"roles": {k: v for k, v in models.items() if k != "executor"}, "snapshot": config.snapshot,
-              "task_image": config.image or _workstation_ref(),
+              "task_image": task_image_ref(task, config.image) or _workstation_ref(),
               "network_policy": config.network_policy, "base_skills": sorted(p.name for p in config.base_skills),
               "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
               "total_timeout_s": config.total_timeout_s}

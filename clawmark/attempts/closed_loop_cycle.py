@@ -94,6 +94,7 @@ class CycleRunner:
         from clawmark.judge.outcome import error_status
 
         try:
+            self.s.headed.turn_end(self.ctx.sandbox, folder)  # the desktop as the turn left it (headed only)
             self.env.snapshot_results(folder / "results")
             messages = visible_messages(self.s.claw, folder / "transcript")
             judge_cycle(self.s, record, folder, messages, turns=(record.cycle.turn, self.max_turns),

@@ -27,6 +27,7 @@ def judge_cycle(session: Any, record: CycleRecord, folder: Path, messages: list[
     cycle.checks = run_checks(task, folder / "results", check_image())
     write_json(folder / "checks.json", [c.model_dump() for c in cycle.checks])
     evidence = Evidence.from_attempt(messages, folder / "results")
+    evidence.add_screenshots([p for p in [folder / "screen.png"] if p.is_file()])  # headed tasks (taskenv/headed.py)
     try:
         judgement = judge_turn(task, evidence, cycle.checks, role_chat(session, "supervisor"), turn=turn,
                                max_turns=max_turns, snapshot=session.config.snapshot)

@@ -23,9 +23,12 @@ VISION_SUFFIX = "-vision"  # a sibling route pinned to the image model, on the s
 class ClosedLoopSession:
     def __init__(self, task: Any, claw: ClawAdapter, models: dict[str, str], attempt_id: str,
                  layout: AttemptLayout, gateway: Any, config: Any, clock: PhaseClock):
+        from clawmark.taskenv.headed import HeadedRun
+
         self.task, self.claw, self.models, self.attempt_id = task, claw, models, attempt_id
         self.layout, self.gateway, self.config, self.clock = layout, gateway, config, clock
         self.image_model = config.image_model or task.spec.image_model
+        self.headed = HeadedRun(task, layout.artifacts)  # nothing unless the task is headed
 
     def run(self) -> LoopOutcome:
         from clawmark.taskenv.errors import PreExecFailed
@@ -35,6 +38,7 @@ class ClosedLoopSession:
         try:
             with self.clock.phase("provision"):
                 ctx.sandbox = env.__enter__()
+                self.headed.begin(ctx.sandbox)
         except PreExecFailed as exc:
             self._cleanup("teardown", lambda: env.__exit__(None, None, None))
             return LoopOutcome.infra(exc, "pre_exec", Status.PRE_EXEC_FAILED, threshold=self._threshold())
@@ -46,6 +50,7 @@ class ClosedLoopSession:
             return self._loop(ctx, env).model_copy(update={"image_id": ctx.sandbox.image_id})
         finally:
             self._cleanup("delete_agent", lambda: self.claw.delete_agent(ctx))
+            self._cleanup("headed", lambda: self.headed.finish(ctx.sandbox))
             self._cleanup("teardown", lambda: env.__exit__(None, None, None))
             self._unregister()
 
@@ -91,9 +96,10 @@ class ClosedLoopSession:
 
     def env_config(self) -> Any:
         from clawmark.taskenv.config import TaskEnvConfig
+        from clawmark.taskenv.headed import task_image
 
         labels = {"clawmark.attempt": self.attempt_id, "clawmark.claw": self.claw.name}
-        return TaskEnvConfig(image=self.config.image, network_policy=self.config.network_policy, snapshot=self.config.snapshot,
+        return TaskEnvConfig(image=task_image(self.task, self.config.image), network_policy=self.config.network_policy, snapshot=self.config.snapshot,
                              base_skills=self.config.base_skills, service_timeout_s=self.config.service_timeout_s,
                              service_ready_s=self.config.service_ready_s, labels=labels)
 
