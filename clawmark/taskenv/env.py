@@ -92,9 +92,11 @@ class TaskEnv:
         _as_root(sandbox, ["chown", "-R", config.executor_user, WORKSPACE], "hand /tmp_workspace to the executor")
 
     def _record(self, injected: dict) -> None:
+        declared = {name.removeprefix("skills/").strip("/") for name in self.task.spec.skills}
         record = {"task_id": self.task.task_id, "image": self.sandbox.config.image,
                   "network_policy": self.config.network_policy, "snapshot": self.config.snapshot,
-                  "executor_user": self.config.executor_user, **injected}
+                  "executor_user": self.config.executor_user, **injected,
+                  "skills_missing": sorted(declared - set(injected["skills"]))}
         atomic_write_text(self.logs_dir / "taskenv.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
 

@@ -3,6 +3,8 @@ readable by the executor, services are not, oneshot seeds are the executor's, re
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from clawmark.catalog.package import load_task
@@ -111,6 +113,8 @@ def test_base_skills_install_for_every_task_and_task_skills_win(workstation, tmp
         read = as_executor(sandbox, "cat /root/skills/apt-package-manager/SKILL.md /root/skills/shared/SKILL.md; "
                                     "bash /root/skills/shared/run.sh; test -x /root/skills/shared/run.sh && echo x")
     assert read.stdout == "base apt skill\ntask version\nrun\nx\n"
+    record = json.loads((tmp_path / "logs" / "taskenv.json").read_text())
+    assert record["skills"] == ["apt-package-manager", "shared"] and record["skills_missing"] == []
 
 
 def test_snapshot_of_a_removed_results_folder_is_empty(workstation, tmp_path):
@@ -119,3 +123,11 @@ def test_snapshot_of_a_removed_results_folder_is_empty(workstation, tmp_path):
         as_executor(sandbox, "rm -rf /tmp_workspace/results")
         files = env.snapshot_results(tmp_path / "copy")
     assert files == [] and (tmp_path / "copy").is_dir() and env.skipped_links == []
+
+
+def test_a_declared_skill_nobody_provides_is_recorded_as_missing(workstation, tmp_path):
+    package = make_package(tmp_path, "skill_absent", skills=["apt-package-manager"])
+    with task_env(package, workstation, tmp_path / "logs", network_policy="none") as sandbox:
+        listed = as_executor(sandbox, "ls /root/skills").stdout
+    record = json.loads((tmp_path / "logs" / "taskenv.json").read_text())
+    assert listed == "" and record["skills"] == [] and record["skills_missing"] == ["apt-package-manager"]
