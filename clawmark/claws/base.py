@@ -30,11 +30,12 @@ How every claw in ``shared/reference/claws.md`` maps onto this protocol without 
 * **EDICT** — OpenClaw plus role configs. ``create_agent`` installs SOUL.md per role and the
   kanban JSON under the claw home; ``send_task`` runs ``openclaw agent --agent taizi`` then loops
   over the agent owning the kanban state until ``taizi`` reports — all inside one ``send_task``.
-* **ZeroClaw 0.8.4** — a binary layer (not on a reachable registry: must be vendored).
-  ``create_agent`` writes ``~/.zeroclaw/config.toml`` (custom provider uri = gateway, risk level
-  ``full``). Turn 0: ``zeroclaw agent -a <alias> -m <msg>``; follow-up turns need history, so the
-  adapter keeps a ``zeroclaw acp`` JSON-RPC session (``session/new`` in ``create_agent``,
-  ``session/prompt`` per ``send_task``). ``collect_usage``: ``<workspace>/state/costs.jsonl``.
+* **ZeroClaw 0.8.4** (:mod:`clawmark.claws.zeroclaw`) — a binary layer, opt-in (not on a
+  reachable registry: supplied or built from source, ``images/claw-zeroclaw``). ``create_agent``
+  writes ``config.toml`` (custom provider uri = gateway, risk level ``full``). Every turn runs our
+  ACP client (:mod:`clawmark.claws.acp`) next to ``zeroclaw acp`` in the container:
+  ``session/new`` on turn 0, ``session/resume`` + ``session/prompt`` on follow-ups (ZeroClaw
+  persists sessions). ``collect_usage``: ``<workspace>/state/costs.jsonl``.
 * **GenericAgent** — pip layer; ``send_task`` runs ``agentmain.py --task <id> --llm_no N
   --nobg`` and polls ``output.txt`` for ``[ROUND END]`` within ``ctx.budgets.seconds``.
 * **mini-swe-agent 2.4.6** (built here, :mod:`clawmark.claws.mini_swe_agent`) — venv at
