@@ -45,10 +45,12 @@ def free_port(host: str) -> int:
         return probe.getsockname()[1]
 
 
-def server_env(home: Path, database_url: str | None) -> dict[str, str]:
-    """The child's environment: hermetic, quiet, never pointing at another server's API."""
+def server_env(home: Path, database_url: str | None, host: str, port: int) -> dict[str, str]:
+    """The child's environment: hermetic, quiet, never pointing at another server's API. The UI
+    is told its API address: by default it assumes port 4200, whatever `--port` said."""
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(QUIET, PREFECT_HOME=str(home))
+    env.update(QUIET, PREFECT_HOME=str(home), PREFECT_SERVER_API_HOST=host, PREFECT_SERVER_API_PORT=str(port),
+               PREFECT_UI_API_URL=f"http://{host}:{port}/api")
     if database_url:
         env[DB_SETTING] = database_url
     return env
@@ -112,7 +114,7 @@ def start(
     home = (home or prefect_home()).resolve()
     home.mkdir(parents=True, exist_ok=True)
     port = port or free_port(host)
-    env, log_path = server_env(home, database_url), home / "server.log"
+    env, log_path = server_env(home, database_url, host, port), home / "server.log"
     command = [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port),
                "--analytics-off", "--log-level", "WARNING"]
     with log_path.open("ab") as log:
