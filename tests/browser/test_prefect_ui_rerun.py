@@ -1,0 +1,95 @@
+"""Rerun failed cells from the Prefect UI, as an operator does after an outage: a real
+`clawmark server start` serves the UI (it ships in the wheel, offline), Chromium opens the
+rerun-failed deployment, starts a custom run with the night's dated sweep id through the form,
+a process worker on the `clawmark` pool runs it, and the results table has the new row."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+import yaml
+
+from clawmark.results import AttemptRow, ResultStore
+from clawmark.settings import TASKS_CATALOG
+from tests.e2e.prefect_server import client_env, deploy_all, run, running_server, wait_flow_run, worker
+
+pytestmark = [pytest.mark.browser, pytest.mark.docker, pytest.mark.slow]
+NIGHT = "ui-20261201"  # a dated id, as nightly stores its nights; no spec file names it
+UI_WAIT_MS = 120_000
+RUN_NAME = "rerun-after-outage"
+
+
+def _plant_outage(store: ResultStore, sweep_id: str, claw: str) -> AttemptRow:
+    """The row an engine outage leaves: infra_error (rerunnable), in place of the cell's real row."""
+    frame = store.read(sweep_id)
+    [cell_key] = frame.loc[frame["claw"] == claw, "cell_key"]
+    real = AttemptRow.model_validate_json(store.layout(sweep_id, cell_key).row_json.read_text())
+    outage = AttemptRow.model_validate({
+        **real.model_dump(), "attempt_id": "planted-outage", "status": "infra_error", "error_kind": None,
+        "passed": None, "resolved": None, "resolution": None, "failure_reason": "engine_error",
+        "error_message": "Docker engine lost mid-attempt"})
+    store.write(outage)
+    return outage
+
+
+def _parameter(page, name: str):
+    """One parameter of Prefect's schema form, by its label."""
+    label = page.locator(".schema-form-property__label", has_text=re.compile(rf"^{re.escape(name)}\b"))
+    return page.locator(".schema-form-property").filter(has=label).last
+
+
+def _fill(page, name: str, value: str) -> None:
+    section = _parameter(page, name)
+    choose_str = section.get_by_role("button", name="str", exact=True)
+    if choose_str.count():  # an Optional[str]: switch the field from None to a string first
+        choose_str.click()
+    section.locator("textarea, input[type=text]").first.fill(value)
+
+
+def _start_custom_run(page, ui_url: str, values: dict[str, str]) -> str:
+    page.goto(f"{ui_url}/deployments", timeout=UI_WAIT_MS)
+    page.get_by_role("link", name="rerun-failed", exact=True).first.click(timeout=UI_WAIT_MS)
+    page.get_by_role("button", name="Run", exact=True).click(timeout=UI_WAIT_MS)
+    page.get_by_text("Custom run", exact=True).click(timeout=UI_WAIT_MS)
+    _parameter(page, "sweep_id").wait_for(timeout=UI_WAIT_MS)
+    run_name = page.locator(".p-label").filter(has=page.get_by_text("Run Name", exact=True)).locator("input")
+    run_name.first.fill(RUN_NAME)
+    for name, value in values.items():
+        _fill(page, name, value)
+    page.get_by_role("button", name="Submit", exact=True).click()
+    page.get_by_role("link", name=RUN_NAME, exact=True).first.click(timeout=UI_WAIT_MS)  # the deployment's runs
+    page.wait_for_url(re.compile(r"/flow-run/[0-9a-f-]{36}"), timeout=UI_WAIT_MS)
+    return re.search(r"/flow-run/([0-9a-f-]{36})", page.url).group(1)
+
+
+def test_rerun_failed_cells_from_the_prefect_ui(docker_client, page, artifacts_dir, tmp_path):
+    spec_file, results = tmp_path / "ui.yaml", tmp_path / "results"
+    spec_file.write_text(yaml.safe_dump({
+        "sweep_id": "ui", "instances": str(TASKS_CATALOG / "swe" / "instances.jsonl"),
+        "tasks": ["clawmark-fixtures__iniparse-py-1"], "claws": ["oracle", "nop"], "models": ["scripted/demo"],
+        "max_parallel": 2}))
+    store = ResultStore(results)
+    with running_server(tmp_path / "prefect-home") as ui_url:
+        env = client_env(ui_url, tmp_path / "client-home", PREFECT_WORKER_QUERY_SECONDS="2")
+        deploy_all(env)
+        run([sys.executable, "-m", "clawmark.cli.main", "sweep", str(spec_file), "--results", str(results),
+             "--fork", NIGHT], env)
+        kept = store.read(NIGHT).set_index("claw")["attempt_id"]["oracle"]
+        outage = _plant_outage(store, NIGHT, "nop")
+        with worker(env, log=tmp_path / "worker.log"):
+            flow_run_id = _start_custom_run(page, ui_url, {
+                "sweep_id": NIGHT, "spec_file": str(spec_file), "results_dir": str(results)})
+            final = wait_flow_run(ui_url, flow_run_id)
+        page.reload()
+        page.get_by_text("Completed").first.wait_for(timeout=UI_WAIT_MS)
+        page.screenshot(path=str(artifacts_dir / "prefect-ui-rerun-failed.png"), full_page=True)
+    assert final["state_type"] == "COMPLETED", (tmp_path / "worker.log").read_text()[-4000:]
+    assert final["parameters"]["sweep_id"] == NIGHT and final["parameters"].get("statuses") is None
+
+    rows = store.read(NIGHT).set_index("claw")
+    assert rows.loc["nop", "status"] == "empty_patch"  # the outage's cell ran again, for real
+    assert rows.loc["nop", "attempt_id"] != outage.attempt_id
+    assert rows.loc["oracle", "attempt_id"] == kept  # a measured row is never rerun by default
+    assert len(rows) == 2
