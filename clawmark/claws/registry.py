@@ -19,6 +19,7 @@ _CLAWS: dict[str, str] = {
     "zeroclaw": "clawmark.claws.zeroclaw:ZeroClawClaw",
     "nanobot": "clawmark.claws.nanobot:NanobotClaw",
     "hermes": "clawmark.claws.hermes:HermesClaw",
+    "genericagent": "clawmark.claws.genericagent:GenericAgentClaw",
 }
 
 
