@@ -41,6 +41,14 @@ CLAW_DIR_NAMES = frozenset({".git", ".nanobot", ".hermes", ".openclaw", ".zerocl
 class KitClaw:
     name: str
     exits_zero_on_model_failure: bool = False  # claws.md: Nanobot and Hermes -z do
+    reports_usage: bool = True  # collect_usage gives its own figures (compared with the ledger)
+    submit_command: str | None = None  # a claw that ends a turn with a bash command, not plain text
+
+    def final(self, content: str) -> dict[str, Any]:
+        """A cassette step that ends a turn with ``content``, the claw's way."""
+        if self.submit_command is None:
+            return {"content": content}
+        return {"content": content, "tool_calls": [{"name": "bash", "arguments": {"command": self.submit_command}}]}
 
     @property
     def model(self) -> str:
@@ -52,9 +60,10 @@ class KitClaw:
 
 KIT_CLAWS = [
     KitClaw("reference"),
-    KitClaw("mini-swe-agent"),
+    KitClaw("mini-swe-agent", submit_command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
     KitClaw("nanobot", exits_zero_on_model_failure=True),
     KitClaw("hermes"),
+    KitClaw("genericagent", exits_zero_on_model_failure=True, reports_usage=False),
 ]
 
 

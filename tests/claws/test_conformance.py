@@ -62,7 +62,7 @@ def test_follow_up_turn_continues_the_same_session(kit_claw, provider, gateway, 
     history = follow_up["messages"]
     assert any(INSTANCES[INI].problem_statement[:60] in text for text in texts(history, "user"))
     assert any(TURN0_MARK in text for text in texts(history, "assistant"))
-    assert any(FIX_MARK in text for text in texts(history, "tool"))
+    assert any(FIX_MARK in text for text in texts(history, "tool") + texts(history, "user"))  # turn 0's tool output
     assert len(requests) > index + 1  # the claw went on after the follow-up's first reply
     ledger = read_ledger(tmp_path / "ledger.jsonl")
     assert len(ledger) == len(requests) and {(r.attempt_id, r.role, r.status) for r in ledger} == {
@@ -80,6 +80,8 @@ def test_patch_attempt_resolves_and_keeps_the_claws_files_out(kit_claw, provider
     ledger = read_ledger(layout.ledger)
     assert ledger and {(r.attempt_id, r.role) for r in ledger} == {(row.attempt_id, "executor")}
     assert row.usage["executor"].calls == len(ledger)
+    assert row.usage_mismatch is None  # the claw's own usage report agrees with the ledger
+    assert (row.claw_reported_input_tokens is not None) == kit_claw.reports_usage
     saved = [p for p in layout.transcript.rglob("*") if p.is_file() and p.name != "prompt.txt"]
     assert saved and all(p.stat().st_size > 0 for p in saved if p.suffix in (".json", ".jsonl"))
 
