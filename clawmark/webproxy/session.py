@@ -10,31 +10,58 @@ from pathlib import Path
 from clawmark.webproxy.archive import archive_digest
 from clawmark.webproxy.config import WebProxyConfig, task_rules
 from clawmark.webproxy.errors import WebProxyError
-from clawmark.webproxy.proxy import WebProxy
+from clawmark.webproxy.proxy import WebProxy, WebStats
 
 REPLAY_MODES = ("replay", "replay-or-live")
 
 
+class ProxiedTaskEnv:
+    """A TaskEnv behind the web proxy, with TaskEnv's interface (enter -> sandbox, exit,
+    snapshot_results): the attempt runner uses it in place of TaskEnv when its sweep names a
+    web mode. Use network_policy `none` (the proxy is then the only way out) or `full`
+    (clients that ignore proxy variables bypass it); `registries-only` has its own proxy and
+    is refused. The CA is installed after services start, so services reach only plain HTTP
+    and the pass-through registries."""
+
+    def __init__(self, task, env_config, logs_dir: Path, web: WebProxyConfig, web_dir: Path) -> None:
+        if env_config.network_policy == "registries-only":
+            raise WebProxyError("the web proxy replaces the registries-only proxy: use network_policy none "
+                                "(registries stay reachable through the web proxy's pass-through hosts)")
+        self.task, self.env_config, self.logs_dir = task, env_config, Path(logs_dir)
+        self.proxy = WebProxy(web, task.task_id, web_dir, task_rules(task))
+        self.inner = None
+
+    def __enter__(self):
+        from clawmark.taskenv import TaskEnv
+
+        self.proxy.__enter__()
+        try:
+            config = self.env_config.model_copy(update={"env": {**self.env_config.env, **self.proxy.container_env()}})
+            self.inner = TaskEnv(self.task, config, self.logs_dir)
+            sandbox = self.inner.__enter__()
+            self.proxy.install_trust(sandbox, config.executor_user)
+            return sandbox
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, *exc_info) -> None:
+        try:
+            if self.inner is not None:
+                self.inner.__exit__(*exc_info)
+        finally:
+            self.proxy.__exit__(*exc_info)
+
+    def snapshot_results(self, dest: Path) -> list[str]:
+        return self.inner.snapshot_results(dest)
+
+
 @contextmanager
 def web_task_env(task, env_config, logs_dir: Path, web: WebProxyConfig, web_dir: Path) -> Iterator[tuple]:
-    """`with web_task_env(...) as (task_env, sandbox, proxy):` TaskEnv with the proxy as its web.
-
-    Use network_policy `none` (the proxy is then the only way out) or `full` (clients that
-    ignore proxy variables bypass it); `registries-only` has its own proxy and is refused.
-    The CA is installed after services start, so services reach only plain HTTP and the
-    pass-through registries.
-    """
-    from clawmark.taskenv import TaskEnv
-
-    if env_config.network_policy == "registries-only":
-        raise WebProxyError("the web proxy replaces the registries-only proxy: use network_policy none "
-                            "(registries stay reachable through the web proxy's pass-through hosts)")
-    with WebProxy(web, task.task_id, web_dir, task_rules(task)) as proxy:
-        config = env_config.model_copy(update={"env": {**env_config.env, **proxy.container_env()}})
-        task_env = TaskEnv(task, config, logs_dir)
-        with task_env as sandbox:
-            proxy.install_trust(sandbox, config.executor_user)
-            yield task_env, sandbox, proxy
+    """`with web_task_env(...) as (env, sandbox, proxy):` a ProxiedTaskEnv as a context manager."""
+    env = ProxiedTaskEnv(task, env_config, logs_dir, web, web_dir)
+    with env as sandbox:
+        yield env, sandbox, env.proxy
 
 
 def web_task_hash(task, web: WebProxyConfig | None) -> str:
@@ -47,9 +74,11 @@ def web_task_hash(task, web: WebProxyConfig | None) -> str:
     return digest.hexdigest()[:16]
 
 
-def row_web_counts(proxy: WebProxy | None) -> dict[str, int | None]:
-    """`web_hits`, `web_misses` for the results row (None when there was no proxy)."""
-    if proxy is None:
+def row_web_counts(web_dir: Path) -> dict[str, int | None]:
+    """`web_hits`, `web_misses` for the results row from an attempt's web folder (None when the
+    attempt had no web proxy)."""
+    path = Path(web_dir) / "webproxy.json"
+    if not path.is_file():
         return {"web_hits": None, "web_misses": None}
-    stats = proxy.stats()
+    stats = WebStats.model_validate_json(path.read_text())
     return {"web_hits": stats.hits, "web_misses": stats.misses}
