@@ -27,6 +27,7 @@ from clawmark.attempts.phases import PhaseClock
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.gateway.cassettes import is_scripted
 from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
+from clawmark.webproxy.config import WebProxyConfig
 
 SCRIPTED_ROLE_FAMILIES = {"supervisor": "scripted/sup-{task_id}", "user_simulator": "scripted/sim-{task_id}"}
 
@@ -51,6 +52,8 @@ class ClosedLoopAttemptConfig(BaseModel):
     total_timeout_s: float | None = Field(None, gt=0, description="Override of the task's max_total_seconds.")
     judge_budget_usd: float = Field(2.0, ge=0, description="Spend cap of supervisor + simulator, on top of the claw's.")
     deadline_grace_s: float = Field(30.0, ge=0, description="Host deadline of a turn = its budget + this.")
+    web: WebProxyConfig | None = Field(None, description="The web proxy (record/replay, block rules) in front "
+                                       "of the task container; None = no proxy (clawmark/webproxy).")
 
 
 def role_models(task: Any, model: str, config: ClosedLoopAttemptConfig) -> dict[str, str]:
@@ -105,6 +108,7 @@ def run_closed_loop_attempt(
 def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
                     config: ClosedLoopAttemptConfig, models: dict[str, str]) -> dict[str, Any]:
     from clawmark.taskenv.headed import task_image_ref
+    from clawmark.webproxy.session import web_task_hash
 
     claw_image = claw_image_ref(claw)
     image = {"image": claw_image} if claw_image else {}  # a claw's image layer is part of the claw
@@ -112,12 +116,13 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
               "task_image": task_image_ref(task, config.image) or _workstation_ref(),
               "network_policy": config.network_policy, "base_skills": sorted(p.name for p in config.base_skills),
               "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
-              "total_timeout_s": config.total_timeout_s}
+              "total_timeout_s": config.total_timeout_s,
+              **({"web_mode": config.web.mode} if config.web else {})}  # absent = no proxy: old keys hold
     return {
         "sweep_id": sweep_id,
         "track": Track.CLOSED_LOOP,
         "task_id": task.task_id,
-        "task_hash": task.content_hash(),
+        "task_hash": web_task_hash(task, config.web),  # folds in the web archive when replaying
         "category": task.spec.category,
         "capability": task.capability,
         "language": task.language,
@@ -153,6 +158,7 @@ def _row(fields: dict[str, Any], outcome: LoopOutcome, attempt_id: str, layout: 
          config: ClosedLoopAttemptConfig) -> AttemptRow:
     from clawmark.attempts.usage_check import row_cross_check
     from clawmark.gateway.ledger import summarize_ledger
+    from clawmark.webproxy.session import row_web_counts
 
     summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
     cross_check = row_cross_check(layout.logs, layout.ledger)  # never costs the row
@@ -171,5 +177,6 @@ def _row(fields: dict[str, Any], outcome: LoopOutcome, attempt_id: str, layout: 
         artifacts_dir=str(layout.dir),
         network_policy=config.network_policy,
         snapshot_mode=config.snapshot,
+        **row_web_counts(layout.artifacts / "web"),
         **cross_check,
     )

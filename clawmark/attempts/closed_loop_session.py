@@ -110,6 +110,10 @@ class ClosedLoopSession:
         extra = {k: v for k, v in self.claw.docker_args(ctx).items() if k in ("env", "volumes")}
         if extra:  # a claw running in the container brings its home and environment
             config = config.model_copy(update={k: {**getattr(config, k), **v} for k, v in extra.items()})
+        if self.config.web is not None:  # the web proxy in front of the container (clawmark/webproxy)
+            from clawmark.webproxy import ProxiedTaskEnv
+
+            return ProxiedTaskEnv(self.task, config, self.layout.logs, self.config.web, self.layout.artifacts / "web")
         return TaskEnv(self.task, config, self.layout.logs)
 
     def _register(self) -> None:
