@@ -37,20 +37,29 @@ def seen_at_extraction(monkeypatch):
     return seen
 
 
-def test_in_container_claw_and_its_background_jobs_are_dead_at_extraction(store, gateway, seen_at_extraction):  # noqa: F811
-    row = attempt(INI, "mini-swe-agent", f"scripted/mini-sleep-{INI}", store, gateway,
-                  budgets=Budgets(seconds=45), deadline_grace_s=3)  # mini starts slowly on a busy machine
+def test_the_claw_its_tool_and_its_background_job_are_dead_at_extraction(store, gateway, seen_at_extraction):  # noqa: F811
+    row = attempt(INI, "reference", f"scripted/ref-sleep-{INI}", store, gateway,
+                  budgets=Budgets(seconds=2), deadline_grace_s=2)
     layout = store.layout(row.sweep_id, row.cell_key)
     turn = json.loads((layout.logs / "turn-0.json").read_text())
     assert (turn["exit_status"], turn["timeout"]) == ("host_deadline", True)
-    assert [r.status for r in read_ledger(layout.ledger)] == ["ok"]  # mini was in its first command
+    assert [r.status for r in read_ledger(layout.ledger)] == ["ok"]  # the claw was inside its tool call
+    assert seen_at_extraction["threads"] == []
+    alive = [p for p in seen_at_extraction["processes"] if "sleep 321" in p or "NOTES.txt" in p]
+    assert alive == [], alive
+    notes = seen_at_extraction["notes"]  # the file read twice, a second apart: no writer left
+    assert notes.startswith("first\n") and notes[:len(notes) // 2] == notes[len(notes) // 2:]
+    assert "NOTES.txt" in layout.patch.read_text()
+
+
+def test_an_in_container_claw_is_dead_at_extraction(store, gateway, seen_at_extraction):  # noqa: F811
+    row = attempt(INI, "mini-swe-agent", f"scripted/mini-sleep-{INI}", store, gateway,
+                  budgets=Budgets(seconds=30), deadline_grace_s=3)
+    turn = json.loads((store.layout(row.sweep_id, row.cell_key).logs / "turn-0.json").read_text())
+    assert (turn["exit_status"], turn["timeout"]) == ("host_deadline", True)
     assert seen_at_extraction["threads"] == []
     alive = [p for p in seen_at_extraction["processes"] if "sleep 321" in p or "/opt/claws/mini" in p]
-    assert alive == [], alive
-    half = len(seen_at_extraction["notes"]) // 2  # the file read twice, a second apart: no writer left
-    assert seen_at_extraction["notes"][:half] == seen_at_extraction["notes"][half:]
-    assert "first" in seen_at_extraction["notes"]
-    assert "NOTES.txt" in layout.patch.read_text()
+    assert alive == [], alive  # mini (starting, or in its command) and its job were killed
 
 
 def test_a_model_call_cut_at_the_deadline_is_ledgered_and_counted(store, gateway, seen_at_extraction):  # noqa: F811
