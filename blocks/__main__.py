@@ -10,15 +10,16 @@ import yaml
 from prefect.exceptions import ObjectNotFound
 
 from blocks import DockerHost, ModelEndpoint, ResultStoreBlock
+from clawmark.settings import settings
 
 DEFAULTS = Path(__file__).with_name("defaults.yaml")
-PROJECT = Path(__file__).resolve().parent.parent
 KINDS = {"result_store": ResultStoreBlock, "docker_host": DockerHost, "model_endpoint": ModelEndpoint}
 
 
 def _resolved(kind: str, values: dict) -> dict:
+    """A relative store root lives under CLAWMARK_HOME, where `clawmark sweep status` looks."""
     if kind == "result_store" and not Path(values["root"]).is_absolute() and "://" not in values["root"]:
-        return {**values, "root": str(PROJECT / values["root"])}
+        return {**values, "root": str(settings().home / values["root"])}
     return values
 
 
