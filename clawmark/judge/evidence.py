@@ -56,6 +56,8 @@ class Evidence(BaseModel):
     files: list[EvidenceFile]
     files_not_listed: int = 0
     images: list[EvidenceImage]
+    notes: list[str] = Field(default_factory=list, description="Sections the harness adds (e.g. blocked web "
+                             "requests), each starting with its own '## ' title.")
 
     @classmethod
     def from_attempt(cls, transcript_messages: list[dict], results_dir: Path | None,
@@ -83,7 +85,8 @@ class Evidence(BaseModel):
         bodies = "\n\n".join(f"### {f.path}\n{f.text}" for f in self.files if f.text is not None)
         cut = f" (cut: {self.transcript_chars} characters in all)" if self.transcript_cut else ""
         return (f"## Executor transcript{cut}\n{self.transcript or '(empty)'}\n\n"
-                f"## Files in /tmp_workspace/results/\n{listing}\n\n## Text file contents\n{bodies or '(none)'}")
+                f"## Files in /tmp_workspace/results/\n{listing}\n\n## Text file contents\n{bodies or '(none)'}"
+                + "".join(f"\n\n{note}" for note in self.notes))
 
     def image_parts(self) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
