@@ -21,6 +21,7 @@ def judge_cycle(session: Any, record: CycleRecord, folder: Path, messages: list[
     from clawmark.judge.checks import check_image, run_checks
     from clawmark.judge.evidence import Evidence
     from clawmark.judge.supervisor import SupervisorFailed, judge_turn
+    from clawmark.webproxy.session import blocked_requests_note
 
     task, (turn, max_turns), cycle = session.task, turns, record.cycle
     (folder / "feedback.txt").write_text("", encoding="utf-8")  # replaced when a follow-up is written
@@ -28,6 +29,7 @@ def judge_cycle(session: Any, record: CycleRecord, folder: Path, messages: list[
     write_json(folder / "checks.json", [c.model_dump() for c in cycle.checks])
     evidence = Evidence.from_attempt(messages, folder / "results")
     evidence.add_screenshots([p for p in [folder / "screen.png"] if p.is_file()])  # headed tasks (taskenv/headed.py)
+    evidence.notes += blocked_requests_note(session.layout.artifacts / "web")  # what the web proxy refused
     try:
         judgement = judge_turn(task, evidence, cycle.checks, role_chat(session, "supervisor"), turn=turn,
                                max_turns=max_turns, snapshot=session.config.snapshot)

@@ -82,3 +82,18 @@ def row_web_counts(web_dir: Path) -> dict[str, int | None]:
         return {"web_hits": None, "web_misses": None}
     stats = WebStats.model_validate_json(path.read_text())
     return {"web_hits": stats.hits, "web_misses": stats.misses}
+
+
+def blocked_requests_note(web_dir: Path, limit: int = 10, body_chars: int = 600) -> list[str]:
+    """A judge-evidence section listing the requests the proxy refused (none: an empty list)."""
+    import json
+
+    files = sorted((Path(web_dir) / "blocked").glob("*.json"))
+    if not files:
+        return []
+    lines = [f"## Web requests blocked by the benchmark (never sent; {len(files)} in all)"]
+    for path in files[:limit]:
+        item = json.loads(path.read_text())
+        body = item["body"] if item["body_encoding"] == "utf-8" else f"<{item['body_bytes']} bytes, binary>"
+        lines.append(f"- {item['method']} {item['url']} (rule {item['rule']}): {body[:body_chars]}")
+    return ["\n".join(lines)]

@@ -11,7 +11,8 @@ import pytest
 
 from clawmark.catalog.package import load_task
 from clawmark.webproxy import WebProxyConfig
-from tests.integration.closed_loop_support import attempt, cassettes, gateway, store, tool_outputs  # noqa: F401
+from tests.integration.closed_loop_support import (  # noqa: F401
+    attempt, cassettes, cycle_json, gateway, store, tool_outputs)
 from tests.integration.taskenv_support import make_package
 from tests.integration.webproxy_support import live_site, mitmdump  # noqa: F401 - fixtures
 
@@ -27,7 +28,9 @@ def test_an_attempt_records_then_replays_its_web_and_cannot_buy(live_site, mitmd
                f"curl -s -o /dev/null -w 'checkout %{{http_code}}' -d 'card=4111&item=book' {live_site.url('api/checkout')}")
     executor = cassettes("cl-web", [{"content": "Reading the shop.", "tool_calls": [
         {"name": "bash", "arguments": {"command": command}}]}, {"content": "Done."}])
-    supervisor = cassettes("sup-web", [{"content": FAIL}])
+    saw_it = FAIL.replace('"scripted"', '"saw the blocked checkout"')
+    supervisor = cassettes("sup-web", [{"match": "- POST " + live_site.url("api/checkout") + " (rule checkout): card=4111&item=book",
+                                        "content": saw_it}, {"content": FAIL}])
     web = {"archive_root": tmp_path / "archives", "confdir": tmp_path / "ca", "mitmdump": mitmdump}
 
     recorded = attempt(task, executor, store, gateway, supervisor_model=supervisor, network_policy="none",
@@ -36,6 +39,7 @@ def test_an_attempt_records_then_replays_its_web_and_cannot_buy(live_site, mitmd
     assert (recorded.web_hits, recorded.web_misses) == (0, 0)
     blocked = json.loads((Path(recorded.artifacts_dir) / "artifacts" / "web" / "blocked" / "0001.json").read_text())
     assert (blocked["rule"], blocked["body"]) == ("checkout", "card=4111&item=book")
+    assert cycle_json(recorded, 0, "decision.json")["decision"]["rationale"] == "saw the blocked checkout"  # in its evidence
 
     live_site.write("index.html", "<h1>price: 99 EUR (version 2)</h1>\n")
     replayed = attempt(task, executor, store, gateway, supervisor_model=supervisor, network_policy="none",
