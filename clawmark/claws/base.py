@@ -57,7 +57,7 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FinishReason = Literal["stop", "timeout", "error", "empty", "limit"]
 
@@ -105,6 +105,11 @@ class Usage(BaseModel):
     scope: Literal["attempt", "last_turn"] = Field(
         "attempt", description="What the report covers: every call of the attempt, or only the calls of the "
                                "last turn (Nanobot); clawmark.attempts.usage_check compares like with like.")
+
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def _null_is_nan(cls, value: object) -> object:
+        return math.nan if value is None else value  # JSON has no NaN: an unpriced report is saved as null
 
 
 class TurnResult(BaseModel):
