@@ -31,6 +31,7 @@ VENV = "/opt/claws/hermes"
 HERMES = f"{VENV}/bin/hermes"
 PLACEHOLDER_KEY = "clawmark-no-token"  # the gateway ignores it while it requires no token
 EXPORT = "session-export.jsonl"
+MESSAGES = "hermes-messages.json"
 
 
 class HermesConfig(ClawAdapter.Config):
@@ -132,7 +133,8 @@ class HermesClaw(ClawAdapter):
         )
 
     def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
-        """``hermes sessions export`` of this attempt's session (messages and its usage totals)."""
+        """``hermes sessions export`` of this attempt's session (messages and its usage totals),
+        and its messages alone as ``{"messages": [...]}``."""
         if self.session_id is None:
             return []
         target = f"{ctx.claw_home}/{EXPORT}"
@@ -143,7 +145,15 @@ class HermesClaw(ClawAdapter):
             return []
         dest.mkdir(parents=True, exist_ok=True)
         (dest / EXPORT).write_bytes(ctx.sandbox.read_file(target))
-        return [dest / EXPORT]
+        (dest / MESSAGES).write_text(json.dumps({"messages": self._messages(dest / EXPORT)}, indent=1))
+        return [dest / EXPORT, dest / MESSAGES]
+
+    def _messages(self, export: Path) -> list[dict[str, Any]]:
+        """The session's messages in OpenAI shape (what a reader of the transcript expects)."""
+        sessions = [json.loads(line) for line in export.read_text().splitlines() if line.strip()]
+        keep = ("role", "content", "tool_calls", "tool_call_id")
+        return [{key: m[key] for key in keep if m.get(key) is not None}
+                for session in sessions if session.get("id") == self.session_id for m in session.get("messages") or []]
 
     def collect_usage(self, ctx: ClawContext) -> Usage | None:
         """The session's own totals from the export (every turn of the attempt)."""

@@ -140,7 +140,8 @@ class NanobotClaw(ClawAdapter):
         if not last:
             return None
         return Usage(input_tokens=int(last.get("input_tokens") or 0), output_tokens=int(last.get("output_tokens") or 0),
-                     cached_tokens=int(last.get("cache_read_tokens") or 0), calls=int(last.get("request_count") or 0))
+                     cached_tokens=int(last.get("cache_read_tokens") or 0), calls=int(last.get("request_count") or 0),
+                     scope="last_turn")
 
     def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
         src = ctx.host_dir / "nanobot-sessions"

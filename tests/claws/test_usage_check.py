@@ -47,3 +47,13 @@ def test_an_unpriced_claw_cost_is_not_compared_and_no_report_gives_no_columns(tm
     assert usage_check_fields(Usage(input_tokens=100, output_tokens=10, cost_usd=0.0), path)["usage_mismatch"] is None
     assert usage_check_fields(None, path) == {}
     assert usage_check_from_logs(tmp_path / "no-logs", path) == {}
+
+
+def test_an_unpriced_report_survives_its_json_round_trip(tmp_path):
+    """JSON has no NaN: the session saves an unpriced report's cost as null, and it reads back."""
+    path = _ledger(tmp_path, [(100, 10, 0.001)])
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "claw-usage.json").write_text(Usage(input_tokens=100, output_tokens=10, calls=1).model_dump_json())
+    fields = usage_check_from_logs(logs, path)
+    assert fields["usage_mismatch"] is None and math.isnan(fields["claw_reported_cost_usd"])
