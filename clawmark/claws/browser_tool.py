@@ -38,6 +38,11 @@ BROWSER_TOOL: dict[str, Any] = {
 BROWSER_TOOLS: list[dict[str, Any]] = [*CLOSED_LOOP_TOOLS[:-1], BROWSER_TOOL, CLOSED_LOOP_TOOLS[-1]]
 
 
+def has_desktop(sandbox) -> bool:
+    """The container runs the desktop image (the cell key already names the image)."""
+    return sandbox.exec("command -v clawmark-desktop-start >/dev/null", timeout_s=30).exit_code == 0
+
+
 class BrowserToolBox(WorkstationToolBox):
     """The closed-loop tools plus `browser`."""
 

@@ -13,7 +13,8 @@ from PIL import Image
 
 from clawmark.catalog.package import load_task
 from clawmark.results import Status
-from tests.integration.closed_loop_support import attempt, cassettes, cycle_file, gateway, store  # noqa: F401
+from tests.integration.closed_loop_support import (  # noqa: F401
+    attempt, cassettes, cycle_file, gateway, store, tool_outputs)
 from tests.integration.desktop_support import desktop_image  # noqa: F401 - fixture
 from tests.integration.taskenv_support import make_package
 
@@ -22,19 +23,25 @@ PASS = {"verdict": "pass", "attempt_state": "complete_and_passed", "recoverable"
         "confidence": "high", "rationale": "The desktop shows the chart.", "missing_artifacts": [], "guidance_tags": []}
 FAIL = {**PASS, "verdict": "fail", "attempt_state": "terminal_failure", "score": 0.0, "rationale": "No screenshot."}
 DRAW = "DISPLAY=:99 setsid xterm -geometry 80x20+100+100 -e 'echo chart ready; sleep 300' >/dev/null 2>&1 & sleep 2; echo drawn"
+PAGE = "<html><head><title>Q3 chart</title></head><body>revenue 42</body></html>"
+SERVE = (f"mkdir -p /tmp/site && echo '{PAGE}' > /tmp/site/index.html && "
+         "(setsid python3 -m http.server 8099 --bind 127.0.0.1 --directory /tmp/site >/dev/null 2>&1 &) && sleep 1")
 
 
 def test_a_headed_task_runs_with_screenshots_a_video_and_the_supervisor_sees_them(
         desktop_image, docker_client, store, gateway, cassettes, tmp_path):  # noqa: F811
     task = load_task(make_package(tmp_path, "headed_chart", headed=True, recording="low"))
     executor = cassettes("cl-headed", [
-        {"content": "Drawing on the desktop.", "tool_calls": [{"name": "bash", "arguments": {"command": DRAW}}]},
+        {"content": "Drawing on the desktop.", "tool_calls": [{"name": "bash", "arguments": {"command": f"{SERVE}; {DRAW}"}}]},
+        {"content": "Reading the page.", "tool_calls": [
+            {"name": "browser", "arguments": {"action": "open", "target": "http://127.0.0.1:8099/index.html"}}]},
         {"content": "The chart is on screen."}])
     supervisor = cassettes("sup-headed", [
         {"match": "Screenshot of the executor's desktop (screen.png)", "content": json.dumps(PASS)},
         {"content": json.dumps(FAIL)}])
     row = attempt(task, executor, store, gateway, supervisor_model=supervisor)
     assert (row.status, row.passed, row.turns) == (Status.PASS, True, 1), row.error_message
+    assert tool_outputs(row, 0)[1] == "Q3 chart"  # the reference claw's browser tool, on the desktop's Chromium
 
     shot = Image.open(io.BytesIO(cycle_file(row, 0, "screen.png").read_bytes()))
     assert shot.size == (1440, 900) and len(shot.convert("RGB").getcolors(1 << 20) or []) > 10
