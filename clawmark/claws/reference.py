@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, Stopwatch, TurnResult, Usage
+from clawmark.claws.browser_tool import BROWSER_TOOLS, BrowserToolBox, has_desktop
 from clawmark.claws.chat import chat_completion, first_message
 from clawmark.claws.tools import TOOLS, SubmitCalled, ToolBox, ToolConfig
 from clawmark.claws.vision import Vision, describer, executor_sees, images_message
@@ -131,6 +132,8 @@ class _Loop:
         self.config: ReferenceConfig = claw.config  # type: ignore[assignment]
         self.tools = _toolbox(ctx, self.config)
         self.tool_specs = CLOSED_LOOP_TOOLS if ctx.track == "closed_loop" else TOOLS
+        if isinstance(self.tools, BrowserToolBox):  # headed tasks: the desktop image has Chromium
+            self.tool_specs = BROWSER_TOOLS
         self.clock = Stopwatch()
         self.turn_steps = 0
         self.transcript = ctx.host_dir / f"transcript-turn{turn}.json"
@@ -233,7 +236,8 @@ def _toolbox(ctx: ClawContext, config: ReferenceConfig) -> ToolBox:
         return ToolBox(ctx.sandbox, ctx.workspace, config)
     sees = executor_sees(ctx.model, config.vision, ctx.image_model)
     describe = None if sees else describer(ctx, config.call_timeout_s)
-    return WorkstationToolBox(ctx.sandbox, ctx.workspace, config, ctx.exec_user, describe)
+    box = BrowserToolBox if has_desktop(ctx.sandbox) else WorkstationToolBox
+    return box(ctx.sandbox, ctx.workspace, config, ctx.exec_user, describe)
 
 
 def _add_usage(total: Usage, usage: dict[str, Any]) -> None:
