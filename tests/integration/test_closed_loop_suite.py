@@ -45,6 +45,9 @@ EXPECTED = {
     "zh_205_inbox_digest": ("pass", 1.0, 1, [1.0], 0, (5, 5)),
     "uc_101_word_count": ("pass", 1.0, 1, [1.0], 0, (3, 3)),
     "uc_202_todo_merge": ("pass", 1.0, 1, [1.0], 0, (4, 4)),
+    # headed (desktop image): their supervisors answer only with the desktop screenshot in the request
+    "en_106_dashboard_chart": ("pass", 1.0, 1, [1.0], 0, (4, 4)),
+    "zh_206_sheet_total": ("pass", 1.0, 1, [1.0], 0, (2, 2)),
 }
 FOLLOW_UPS = {"en_105_ticket_sync": "more tickets than the first page", "zh_201_invoice_sum": "作废的发票不能入账",
               "zh_202_error_code": "统计口径", "zh_204_pie_share": "以饼图本身为准"}

@@ -75,6 +75,14 @@ CASES: dict[str, tuple[dict, dict, set[str]]] = {
         {"todo.md": "- [ ] 预约会议室\n- [ ] 回复客户邮件\n- [ ] 整理发票\n"},
         {"todo.md": "- [x] 提交周报\n- [ ] 预约会议室\n- [ ] 回复客户邮件\n- [ ] 整理发票\n- [ ] 续签域名\n"},
         {"exact_list", "no_done_items"}),
+    "en_106_dashboard_chart": (  # headed: the numbers exist only in the rendered page
+        {"revenue.json": {"Q1": 310, "Q2": 365, "Q3": 402, "Q4": 388}, "revenue.png": "png"},
+        {"revenue.json": {"Q1": 300, "Q2": 380, "Q3": 390, "Q4": 420}, "revenue.png": "png"},  # the plan column
+        {"q3_value", "q4_value"}),
+    "zh_206_sheet_total": (  # headed: LibreOffice Calc on the desktop
+        {"sales.xlsx": "xlsx", "total.json": {"total": 349.75}},
+        {"total.json": {"total": 349.75 - 51}},  # sheet not saved, one region left out
+        {"sheet_saved", "total_value"}),
 }
 
 

@@ -26,7 +26,7 @@ def test_validate_bundled_catalog_and_shared_datasets_exits_zero() -> None:
     result = runner.invoke(app, ["catalog", "validate", str(TASKS_CATALOG), *map(str, files)])
     assert result.exit_code == 0, result.output
     bundled = sum(1 for f in (TASKS_CATALOG / "swe").glob("*.jsonl") for line in f.read_text().splitlines() if line)
-    assert "12 closed-loop tasks" in result.output and f"{850 + bundled} instances" in result.output
+    assert "14 closed-loop tasks" in result.output and f"{850 + bundled} instances" in result.output
     suites = int(re.search(r"(\d+) suites", result.output).group(1))
     assert suites == len(list((TASKS_CATALOG / "suites").glob("*.yaml"))) >= 2
 
@@ -63,7 +63,7 @@ def test_list_suite_and_track_filter() -> None:
     assert result.exit_code == 0
     assert "en_101_sales_total" in result.output and "zh_202_error_code" not in result.output
     closed = runner.invoke(app, ["catalog", "list", "--track", "closed_loop", "--catalog", str(TASKS_CATALOG)])
-    assert closed.exit_code == 0 and "12 task(s)" in closed.output
+    assert closed.exit_code == 0 and "14 task(s)" in closed.output
     assert runner.invoke(app, ["catalog", "list", "--track", "bogus"]).exit_code == 2
 
 
@@ -84,8 +84,8 @@ def test_real_process_exit_codes(tmp_path: Path) -> None:
     env = {**os.environ, "COLUMNS": "200"}
     good = subprocess.run([exe, "catalog", "validate", str(TASKS_CATALOG / "closed_loop")],
                           capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, timeout=120)
-    assert good.returncode == 0 and good.stdout.splitlines()[-1].startswith("valid: 12 closed-loop tasks")
-    assert sum(line.startswith("ok  ") for line in good.stdout.splitlines()) == 12
+    assert good.returncode == 0 and good.stdout.splitlines()[-1].startswith("valid: 14 closed-loop tasks")
+    assert sum(line.startswith("ok  ") for line in good.stdout.splitlines()) == 14
     bad = make_task(tmp_path, spec={"skills": ["../../etc/passwd"]})
     broken = subprocess.run([exe, "catalog", "validate", str(bad)], capture_output=True, text=True,
                             env=env, cwd=PROJECT_ROOT, timeout=120)

@@ -29,7 +29,7 @@ def write_suite(root: Path, name: str, **fields: object) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name, size", [("smoke", 4), ("closed-loop-all", 12)])
+@pytest.mark.parametrize("name, size", [("smoke", 4), ("closed-loop-all", 14)])
 def test_bundled_closed_loop_suites_load_and_resolve(name: str, size: int) -> None:
     suite = load_suite(name, catalog_dir=TASKS_CATALOG)
     assert (suite.track, len(suite.tasks)) == ("closed_loop", size)
