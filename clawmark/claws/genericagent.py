@@ -9,7 +9,9 @@ Its headless entry point (``genericagent/agentmain.py``) is ``python -m generica
 --task ID --llm_no 0``: it reads ``temp/ID/input.txt``, writes the round's reply to
 ``temp/ID/output.txt`` ending with the marker ``[ROUND END]``, then waits up to 300 s for
 ``temp/ID/reply.txt``; a reply starts the next round in the same process (same conversation),
-whose output is ``output1.txt``, ``output2.txt``... Turn 0 starts the process in the background;
+whose output is ``output1.txt``, ``output2.txt``... (1.0.7 crashes on the second follow-up: its
+round counter becomes an int and ``int.isdigit`` fails, so a third turn is a claw error with
+the traceback in its log; not patched here). Turn 0 starts the process in the background;
 a follow-up writes ``reply.txt``; every turn waits for its round's marker. A follow-up sent after
 those 300 s finds the process gone and is an error (its history went with it). The model is an
 OpenAI-compatible ``native_oai_config`` (native tool calls) in ``~/.genericagent/mykey.json``.
@@ -90,13 +92,13 @@ class GenericAgentClaw(ClawAdapter):
             start = f"test -e {task_dir}/pid && kill -0 $(cat {task_dir}/pid) && mv {task_dir}/reply.tmp {task_dir}/reply.txt"
         result = ctx.sandbox.exec(f"{start} && {self._wait_command(task_dir, output)}", timeout_s=self._deadline(ctx),
                                   workdir=ctx.workspace, env=self._env(ctx), user=ctx.exec_user)
-        text = self._read(ctx, output)
-        logs = self._save_logs(ctx, result, turn, text)
+        text, log = self._read(ctx, output), self._read(ctx, f"{ctx.claw_home}/agentmain.log")
+        logs = self._save_logs(ctx, result, turn, text, log)
         status, finish, error = turn_status(text, result.exit_code, result.timed_out, turn)
         return TurnResult(success=status == "replied", timeout=result.timed_out, exit_code=result.exit_code,
                           finish_reason=finish,  # type: ignore[arg-type]
                           exit_status=status, log_paths=logs, session_id=TASK_ID, duration_s=clock.elapsed(),
-                          error=None if error is None else f"{error}: {(result.stderr or text)[-500:]}")
+                          error=None if error is None else f"{error}: {(text or log)[-500:]}")
 
     def _start_command(self, ctx: ClawContext) -> str:
         task_dir = self._task_dir(ctx)
@@ -122,11 +124,10 @@ class GenericAgentClaw(ClawAdapter):
         except Exception:  # noqa: BLE001 - no output is itself the finding
             return ""
 
-    def _save_logs(self, ctx: ClawContext, result: Any, turn: int, text: str) -> list[str]:
+    def _save_logs(self, ctx: ClawContext, result: Any, turn: int, text: str, log: str) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
         out = ctx.host_dir / f"genericagent-output-turn{turn}.txt"
-        out.write_text(f"{text}\n--- agentmain log ---\n{self._read(ctx, f'{ctx.claw_home}/agentmain.log')[-20000:]}"
-                       f"\n--- wait ---\n{result.stdout}{result.stderr}")
+        out.write_text(f"{text}\n--- agentmain log ---\n{log[-20000:]}\n--- wait ---\n{result.stdout}{result.stderr}")
         return [str(out)]
 
     def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
