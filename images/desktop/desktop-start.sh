@@ -40,7 +40,8 @@ wait_for "x11vnc on $vnc" 20 listening "$vnc"
 launch novnc websockify --web /usr/share/novnc "$novnc" "localhost:$vnc"
 wait_for "noVNC on $novnc" 20 listening "$novnc"
 if [ "${1:-}" = "--browser" ]; then
-  launch chromium chromium --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+  # --test-type: no "unsupported flag" bar over the page in every screenshot
+  launch chromium chromium --no-sandbox --test-type --disable-gpu --disable-dev-shm-usage --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
     --remote-debugging-address=127.0.0.1 --remote-debugging-port="$cdp" \
     --user-data-dir="$HOME/.config/chromium" --window-size=1440,860 about:blank
