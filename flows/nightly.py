@@ -10,6 +10,7 @@ from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
 
 from analysis.regression import compare_nights, evidence_markdown, regressions
+from blocks.use import use_blocks
 from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps import load_spec
 from flows.sweep import _store, sweep
@@ -23,7 +24,9 @@ class RegressionFound(RuntimeError):
 
 @flow(name="nightly", log_prints=True)
 def nightly(spec_file: str = str(NIGHTLY_SPEC), results_dir: str | None = None,
-            date: str | None = None, alpha: float = 0.05) -> dict[str, Any]:
+            date: str | None = None, alpha: float = 0.05, result_store_block: str | None = None,
+            docker_host_block: str | None = None, model_endpoint_blocks: list[str] | None = None) -> dict[str, Any]:
+    results_dir = use_blocks(result_store_block, docker_host_block, model_endpoint_blocks) or results_dir
     spec = load_spec(spec_file)
     day = date or datetime.now(UTC).strftime("%Y%m%d")
     tonight = f"{spec.sweep_id}-{day}"
