@@ -7,6 +7,7 @@ whatever the claw's exit code says) is an infra error too; anything else the cla
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -121,7 +122,8 @@ class ClawSession:
         (self.layout.logs / "turn-0.json").write_text(self.turn.model_dump_json(indent=2))
         usage = self.claw.collect_usage(ctx)  # the claw's own figures: a cross-check of the ledger
         if usage is not None:
-            (self.layout.logs / "claw-usage.json").write_text(usage.model_dump_json(indent=2))
+            # json.dumps keeps NaN (an unpriced cost) as NaN; pydantic's JSON would write null
+            (self.layout.logs / "claw-usage.json").write_text(json.dumps(usage.model_dump(), indent=2))
 
 
 class ClawDidNotStop(RuntimeError):
