@@ -162,7 +162,8 @@ class OpenClawClaw(ClawAdapter):
         return self.export_trajectories(ctx, dest, [(None, ctx.attempt_id)])
 
     def export_trajectories(self, ctx: ClawContext, dest: Path, sessions: list[tuple[str | None, str]]) -> list[Path]:
-        """``openclaw sessions export-trajectory`` of each (agent, session id) into ``dest``."""
+        """``openclaw sessions export-trajectory`` of each (agent, session id) into ``dest``; the
+        files saved (a bundle folder per agent: events.jsonl, session-branch.json, tools.json...)."""
         exports = f"{ctx.claw_home}/exports"
         saved = []
         for agent, session_id in sessions:
@@ -176,7 +177,8 @@ class OpenClawClaw(ClawAdapter):
             if result.exit_code != 0:  # a missing backup is logged, never fatal: the patch is what counts
                 (dest / f"{name}.error.log").write_text(f"exit {result.exit_code}\n{result.stdout}\n{result.stderr}")
                 continue
-            saved.append(ctx.sandbox.copy_out(f"{exports}/.openclaw/trajectory-exports/{name}", dest))
+            folder = ctx.sandbox.copy_out(f"{exports}/.openclaw/trajectory-exports/{name}", dest)
+            saved += sorted(p for p in folder.rglob("*") if p.is_file())
         return saved
 
 

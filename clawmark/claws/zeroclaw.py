@@ -105,9 +105,11 @@ class ZeroClawClaw(ClawAdapter):
         prompt_file, out = f"{ctx.claw_home}/prompt-{turn}.txt", f"{ctx.claw_home}/acp-turn{turn}.json"
         ctx.sandbox.write_file(prompt_file, message.encode())
         argv = ["python3", self._acp_script(ctx), "--session-file", f"{ctx.claw_home}/acp-session.json",
-                "--cwd", ctx.workspace, "--prompt-file", prompt_file, "--timeout", str(ctx.budgets.seconds),
+                # The host deadline (budget + the runner's grace) normally ends a long turn; the
+                # client's own deadline is the backstop that cancels the turn cleanly.
+                "--cwd", ctx.workspace, "--prompt-file", prompt_file, "--timeout", str(ctx.budgets.seconds + config.grace_s),
                 "--agent", AGENT, "--out", out, "--", *config.command]
-        result = ctx.sandbox.exec(" ".join(shlex.quote(a) for a in argv), timeout_s=ctx.budgets.seconds + config.grace_s,
+        result = ctx.sandbox.exec(" ".join(shlex.quote(a) for a in argv), timeout_s=ctx.budgets.seconds + 2 * config.grace_s,
                                   workdir=ctx.workspace, env=self.env(ctx), user=ctx.exec_user)
         outcome = self._read_json(ctx, out)
         logs = self._save_logs(ctx, result, outcome, turn)
@@ -138,9 +140,10 @@ class ZeroClawClaw(ClawAdapter):
     def backup_session(self, ctx: ClawContext, dest: Path) -> list[Path]:
         dest.mkdir(parents=True, exist_ok=True)
         try:
-            return [ctx.sandbox.copy_out(f"{self._workspace(ctx)}/sessions", dest)]
+            folder = ctx.sandbox.copy_out(f"{self._workspace(ctx)}/sessions", dest)
         except Exception:  # noqa: BLE001 - a missing backup is not the attempt's failure
             return []
+        return sorted(p for p in folder.rglob("*") if p.is_file())
 
 
 def zeroclaw_image_present() -> bool:
