@@ -17,16 +17,18 @@ How every claw in ``shared/reference/claws.md`` maps onto this protocol without 
   the same ``--session-id``. Parse the JSON envelope (``ok:false`` ⇒ error), not the exit code.
   ``backup_session``: ``openclaw sessions export-trajectory --session-key
   agent:<id>:explicit:<sid>``. ``collect_usage``: the ``--json`` per-turn usage.
-* **Nanobot 0.3.5** — pip into a venv layer. ``create_agent``: write ``cfg.json``
-  (``providers.custom.{apiKey,apiBase=ctx.gateway_url}``, ``agents.defaults.{provider, model,
-  workspace}``). ``send_task``: ``nanobot agent -c cfg.json -w /testbed --session <attempt>
-  --no-markdown -m <msg>``; follow-up = same ``--session``. Exit 0 on model failure: parse
-  stdout. ``backup_session``: copy ``~/.nanobot/sessions/``. Usage: last call only (cross-check).
-* **Hermes Agent 0.19.0** — pip venv layer; ``docker_args`` sets ``HERMES_HOME`` under the claw
-  home; ``create_agent`` writes ``config.yaml`` (``model: {provider: custom, base_url}``).
-  Turn 0: ``hermes -z <msg> --usage-file u.json --yolo``; follow-up: ``hermes chat -Q -q <msg>
-  --resume <sid> --yolo`` (the session id comes back in ``TurnResult.session_id`` of turn 0).
-  ``collect_usage`` reads ``u.json``.
+* **Nanobot 0.3.5** (:mod:`clawmark.claws.nanobot`) — venv layer mounted read-only.
+  ``create_agent``: write ``cfg.json`` (``providers.custom.{apiKey,apiBase=ctx.gateway_url}``,
+  ``agents.defaults.{provider, model, workspace}``; its workspace is in the claw home, since it
+  writes persona files and a ``.git`` there). ``send_task``: ``nanobot agent -c cfg.json -w
+  <home>/workspace --session <attempt> --no-markdown -m <msg>``; follow-up = same ``--session``.
+  Exit 0 on model failure: typed from its saved reply. ``backup_session``: its ``sessions/``
+  folder. Usage: the last turn only (``Usage.scope``).
+* **Hermes Agent 0.19.0** (:mod:`clawmark.claws.hermes`) — venv layer; ``HERMES_HOME`` under the
+  claw home; ``create_agent`` writes ``config.yaml`` (``model: {default, provider: custom,
+  base_url, api_key}``). Turn 0: ``hermes -z <msg> --usage-file u.json --yolo`` (the usage file
+  names the session); follow-up: ``hermes chat -Q -q <msg> --resume <sid> --yolo``.
+  ``backup_session``/``collect_usage``: ``hermes sessions export`` (messages, session totals).
 * **EDICT** — OpenClaw plus role configs. ``create_agent`` installs SOUL.md per role and the
   kanban JSON under the claw home; ``send_task`` runs ``openclaw agent --agent taizi`` then loops
   over the agent owning the kanban state until ``taizi`` reports — all inside one ``send_task``.
@@ -36,8 +38,10 @@ How every claw in ``shared/reference/claws.md`` maps onto this protocol without 
   ACP client (:mod:`clawmark.claws.acp`) next to ``zeroclaw acp`` in the container:
   ``session/new`` on turn 0, ``session/resume`` + ``session/prompt`` on follow-ups (ZeroClaw
   persists sessions). ``collect_usage``: ``<workspace>/state/costs.jsonl``.
-* **GenericAgent** — pip layer; ``send_task`` runs ``agentmain.py --task <id> --llm_no N
-  --nobg`` and polls ``output.txt`` for ``[ROUND END]`` within ``ctx.budgets.seconds``.
+* **GenericAgent 1.0.7** (:mod:`clawmark.claws.genericagent`) — venv layer, run from a copy of
+  its package in the claw home (it writes memory there). Turn 0 starts ``python -m
+  genericagent.agentmain --task <id> --llm_no 0`` in the background and waits for ``[ROUND END]``
+  in ``output.txt``; a follow-up writes ``reply.txt`` and waits for ``output<N>.txt``.
 * **mini-swe-agent 2.4.6** (built here, :mod:`clawmark.claws.mini_swe_agent`) — venv at
   ``/opt/claws/mini`` mounted into the instance container; ``send_task`` runs ``mini -y
   --exit-immediately -m openai/<model> -c mini.yaml -c model.model_kwargs.api_base=<gateway>
