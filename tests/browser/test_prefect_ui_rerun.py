@@ -18,7 +18,6 @@ from tests.e2e.prefect_server import client_env, deploy_all, run, running_server
 pytestmark = [pytest.mark.browser, pytest.mark.docker, pytest.mark.slow]
 NIGHT = "ui-20261201"  # a dated id, as nightly stores its nights; no spec file names it
 UI_WAIT_MS = 120_000
-RUN_NAME = "rerun-after-outage"
 
 
 def _plant_outage(store: ResultStore, sweep_id: str, claw: str) -> AttemptRow:
@@ -40,26 +39,33 @@ def _parameter(page, name: str):
     return page.locator(".schema-form-property").filter(has=label).last
 
 
-def _fill(page, name: str, value: str) -> None:
+def _fill(page, name: str, value: str | list[str]) -> None:
+    """Optional fields start as None: switch them to `str` or `list` first; a list gets an item each."""
     section = _parameter(page, name)
-    choose_str = section.get_by_role("button", name="str", exact=True)
-    if choose_str.count():  # an Optional[str]: switch the field from None to a string first
-        choose_str.click()
-    section.locator("textarea, input[type=text]").first.fill(value)
+    kind = "list" if isinstance(value, list) else "str"
+    choose = section.get_by_role("button", name=kind, exact=True)
+    if choose.count():
+        choose.click()
+    if isinstance(value, str):
+        section.locator("textarea, input[type=text]").first.fill(value)
+        return
+    for index, item in enumerate(value):
+        section.get_by_role("button", name="Add item").click()
+        section.locator("textarea").nth(index).fill(item)
 
 
-def _start_custom_run(page, ui_url: str, values: dict[str, str]) -> str:
+def _start_custom_run(page, ui_url: str, run_name: str, values: dict[str, str | list[str]]) -> str:
     page.goto(f"{ui_url}/deployments", timeout=UI_WAIT_MS)
     page.get_by_role("link", name="rerun-failed", exact=True).first.click(timeout=UI_WAIT_MS)
     page.get_by_role("button", name="Run", exact=True).click(timeout=UI_WAIT_MS)
     page.get_by_text("Custom run", exact=True).click(timeout=UI_WAIT_MS)
     _parameter(page, "sweep_id").wait_for(timeout=UI_WAIT_MS)
-    run_name = page.locator(".p-label").filter(has=page.get_by_text("Run Name", exact=True)).locator("input")
-    run_name.first.fill(RUN_NAME)
+    run_name_field = page.locator(".p-label").filter(has=page.get_by_text("Run Name", exact=True)).locator("input")
+    run_name_field.first.fill(run_name)
     for name, value in values.items():
         _fill(page, name, value)
     page.get_by_role("button", name="Submit", exact=True).click()
-    page.get_by_role("link", name=RUN_NAME, exact=True).first.click(timeout=UI_WAIT_MS)  # the deployment's runs
+    page.get_by_role("link", name=run_name, exact=True).first.click(timeout=UI_WAIT_MS)  # the deployment's runs
     page.wait_for_url(re.compile(r"/flow-run/[0-9a-f-]{36}"), timeout=UI_WAIT_MS)
     return re.search(r"/flow-run/([0-9a-f-]{36})", page.url).group(1)
 
@@ -79,9 +85,12 @@ def test_rerun_failed_cells_from_the_prefect_ui(docker_client, page, artifacts_d
         kept = store.read(NIGHT).set_index("claw")["attempt_id"]["oracle"]
         outage = _plant_outage(store, NIGHT, "nop")
         with worker(env, log=tmp_path / "worker.log"):
-            flow_run_id = _start_custom_run(page, ui_url, {
-                "sweep_id": NIGHT, "spec_file": str(spec_file), "results_dir": str(results)})
+            common = {"sweep_id": NIGHT, "spec_file": str(spec_file), "results_dir": str(results)}
+            flow_run_id = _start_custom_run(page, ui_url, "rerun-after-outage", common)
             final = wait_flow_run(ui_url, flow_run_id)
+            after_outage = store.read(NIGHT).set_index("claw")["attempt_id"]["nop"]
+            named = _start_custom_run(page, ui_url, "rerun-named-status", {**common, "statuses": ["empty_patch"]})
+            final_named = wait_flow_run(ui_url, named)
         page.reload()
         page.get_by_text("Completed").first.wait_for(timeout=UI_WAIT_MS)
         page.screenshot(path=str(artifacts_dir / "prefect-ui-rerun-failed.png"), full_page=True)
@@ -90,6 +99,8 @@ def test_rerun_failed_cells_from_the_prefect_ui(docker_client, page, artifacts_d
 
     rows = store.read(NIGHT).set_index("claw")
     assert rows.loc["nop", "status"] == "empty_patch"  # the outage's cell ran again, for real
-    assert rows.loc["nop", "attempt_id"] != outage.attempt_id
-    assert rows.loc["oracle", "attempt_id"] == kept  # a measured row is never rerun by default
+    assert after_outage != outage.attempt_id
+    assert rows.loc["oracle", "attempt_id"] == kept  # a measured row is never rerun by default ...
+    assert final_named["state_type"] == "COMPLETED" and final_named["parameters"]["statuses"] == ["empty_patch"]
+    assert rows.loc["nop", "attempt_id"] not in (outage.attempt_id, after_outage)  # ... only when named
     assert len(rows) == 2
