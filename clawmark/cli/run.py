@@ -23,9 +23,10 @@ ROW_FIELDS = ("task_id", "claw", "model", "seed", "status", "resolved", "resolut
 CLOSED_LOOP_FIELDS = ("task_id", "claw", "model", "seed", "status", "passed", "score", "threshold", "turns",
                       "followups_used", "best_turn", "turn_scores", "checks_passed", "checks_total",
                       "leak_flags", "failure_reason", "error_kind", "error_message", "network_policy",
-                      "snapshot_mode", "cell_key", "attempt_id", "artifacts_dir")
+                      "snapshot_mode", "web_hits", "web_misses", "cell_key", "attempt_id", "artifacts_dir")
 OPTION_OF = {"network_policy": "--network", "supervisor_model": "--supervisor-model",
-             "simulator_model": "--simulator-model", "image": "--image", "snapshot": "--snapshot"}
+             "simulator_model": "--simulator-model", "image": "--image", "snapshot": "--snapshot",
+             "web": "--web"}
 SWEEP_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -47,6 +48,10 @@ def run(
     seconds: float = typer.Option(3600.0, "--seconds", min=1, help="Claw budget: wall seconds (host deadline)."),
     cost_usd: float = typer.Option(3.0, "--cost-usd", min=0, help="Claw budget: USD (gateway-enforced)."),
     as_json: bool = typer.Option(False, "--json", help="Print the row as JSON instead of a table."),
+    web: str | None = typer.Option(None, "--web", help="Closed loop: web proxy mode live, record, replay or "
+                                   "replay-or-live (clawmark/webproxy; default: no proxy)."),
+    web_rules: Path | None = typer.Option(None, "--web-rules", help="Closed loop: YAML of block rules "
+                                          "(`block: [{id, methods, url}]`) added to the task's own."),
 ) -> None:
     """Run one attempt of a task with a claw and a model, and print its result row."""
     from clawmark.claws import claw_names
@@ -64,11 +69,23 @@ def run(
     if task is not None:
         closed = {"supervisor_model": supervisor_model, "simulator_model": simulator_model,
                   "network_policy": network, "snapshot": snapshot, "image": image}
+        if web is not None or web_rules is not None:
+            closed["web"] = {"mode": web or "live", "block": _web_rules(web_rules)}
         row = _run_closed_loop(task, claw, model, seed, results, sweep_id, budgets, closed)
         _print_row(row, as_json, CLOSED_LOOP_FIELDS)
         return
     row = _run_patch(instance, claw, model, seed, results, sweep_id, budgets)
     _print_row(row, as_json)
+
+
+def _web_rules(path: Path | None) -> list:
+    from clawmark.catalog import CatalogError
+    from clawmark.webproxy import load_rules
+
+    try:
+        return load_rules(path) if path else []
+    except (CatalogError, OSError) as exc:
+        _fail(f"--web-rules: {exc}")
 
 
 def _find_task(task_id: str, instances: Path | None, tasks: Path | None) -> Any:
