@@ -9,11 +9,13 @@ from typing import Any
 HOST_LOOPBACK = "127.0.0.1"
 
 
-def register(gateway: Any, attempt_id: str, model: str, config: Any, ledger: Path) -> str:
+def register(gateway: Any, attempt_id: str, model: str, config: Any, ledger: Path, *, calls_model: bool = True) -> str:
     """The claw cannot pick another model or escape its budget: both are pinned here. Returns the
     attempt's bearer token: the gateway refuses calls to this attempt without it (401/403), so a
-    claw holding another attempt's URL cannot spend this one's budget."""
-    route = gateway.register_attempt(attempt_id, model=model, budget_usd=config.budgets.cost_usd,
+    claw holding another attempt's URL cannot spend this one's budget. A claw that never calls a
+    model (oracle, nop) gets a zero cap: no call can pass, so its model needs no price."""
+    budget = config.budgets.cost_usd if calls_model else 0.0
+    route = gateway.register_attempt(attempt_id, model=model, budget_usd=budget,
                                      ledger_path=ledger, params=dict(config.model_params),
                                      fallback_price=config.fallback_price, require_token=True)
     return route.token

@@ -57,7 +57,8 @@ class ClawSession:
         except infra_exceptions() as exc:  # no image, leak (refused), engine: typed by name in the row
             return PatchOutcome.infra(exc, "provision"), None
         try:
-            ctx.gateway_token = register(self.gateway, self.attempt_id, self.model, self.config, self.layout.ledger)
+            ctx.gateway_token = register(self.gateway, self.attempt_id, self.model, self.config, self.layout.ledger,
+                                         calls_model=self.claw.calls_model)
             return self._drive_and_extract(ctx)
         finally:
             self._cleanup("delete_agent", lambda: self.claw.delete_agent(ctx))

@@ -82,7 +82,7 @@ class GatewayServer:
         `require_tokens`). A capped attempt whose model has no price (and no fallback) is refused
         with UnpricedModel: its calls would cost NaN and never reach the cap."""
         prices = default_prices().with_fallback(fallback_price) if fallback_price else None
-        if budget_usd is not None or sweep_budget is not None:
+        if (budget_usd is not None and budget_usd > 0) or sweep_budget is not None:  # a zero cap admits no call
             for name in sorted({model, *(role_models or {}).values()} - {None}):
                 require_price(name, default_prices(), fallback_price, f"cost cap of attempt {attempt_id}")
         return self.routes.register(attempt_id, model=model, budget_usd=budget_usd, sweep_budget=sweep_budget,
