@@ -59,6 +59,8 @@ def run_mode(sweep_spec: SweepSpec, root: Path, waves: bool) -> float:
     """Seconds to run every cell of the spec through the real stage task, by waves or by slots."""
     from prefect import flow
 
+    from prefect.utilities.annotations import quote
+
     from flows.stages import run_cell
     from flows.sweep import run_cells
     from clawmark.sweeps.gateway import sweep_gateway
@@ -73,7 +75,7 @@ def run_mode(sweep_spec: SweepSpec, root: Path, waves: bool) -> float:
             return
         with sweep_gateway() as gateway:
             for start in range(0, len(plan.pending), sweep_spec.max_parallel):
-                wave = [run_cell.submit(plan, c, store, gateway) for c in plan.pending[start:start + sweep_spec.max_parallel]]
+                wave = [run_cell.submit(quote(plan), c, quote(store), quote(gateway)) for c in plan.pending[start:start + sweep_spec.max_parallel]]
                 [f.result(raise_on_failure=False) for f in wave]
 
     started = time.perf_counter()

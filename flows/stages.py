@@ -15,6 +15,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.concurrency.sync import concurrency
 
+from clawmark.attempts.closed_loop import run_closed_loop_attempt
 from clawmark.attempts.patch import run_patch_attempt
 from clawmark.results import ResultStore
 from clawmark.sweeps import Cell, SweepPlan
@@ -25,12 +26,16 @@ from clawmark.sweeps.slots import slots_of
 # of the harness or of the engine under it) fails the task, and that is worth one retry.
 @task(name="attempt", retries=1, retry_delay_seconds=[15], cache_policy=NO_CACHE)
 def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> dict[str, Any]:
-    """One cell of the patch track, end to end, holding a Docker slot of its engine and a model
+    """One cell of either track, end to end, holding a Docker slot of its engine and a model
     slot of its provider (Prefect global concurrency limits, shared by every worker); returns
     the committed row's headline."""
     with concurrency(slots_of(cell.model), occupy=1, strict=True):
-        row = run_patch_attempt(plan.instances[cell.instance_id], cell.claw, cell.model, cell.seed,
-                                store, plan.spec.sweep_id, gateway, config=plan.spec.attempt)
+        if cell.track == "closed_loop":
+            row = run_closed_loop_attempt(plan.tasks[cell.instance_id], cell.claw, cell.model, cell.seed, store,
+                                          plan.spec.sweep_id, gateway, config=plan.spec.closed_loop.attempt)
+        else:
+            row = run_patch_attempt(plan.instances[cell.instance_id], cell.claw, cell.model, cell.seed,
+                                    store, plan.spec.sweep_id, gateway, config=plan.spec.attempt)
     return {"cell_key": row.cell_key, "task_id": row.task_id, "claw": row.claw, "model": row.model,
             "status": str(row.status), "cost_usd": row.cost_usd}
 

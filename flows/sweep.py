@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
+from prefect.utilities.annotations import quote
 
 from analysis.pareto import cost_accuracy
 from blocks.use import use_blocks
@@ -38,12 +39,15 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
         while queue or running:
             while queue and len(running) < spec.max_parallel and not meter.exhausted:
                 cell = queue.pop(0)
-                running.append((cell, run_cell.submit(plan, cell, store, gateway)))
+                # quote(): Prefect must not walk the plan (every task package, every cell) per submit
+                running.append((cell, run_cell.submit(quote(plan), cell, quote(store), quote(gateway))))
             if meter.exhausted and queue:
                 logger.warning("sweep cost cap %.4f USD reached (%.4f spent); %d cells left unscheduled",
                                spec.max_cost_usd, meter.spent_usd, len(queue))
                 queue.clear()
-            finished = [(c, f) for c, f in running if f.state.is_final()]
+            # The thread's own future, not the API state: a task that dies before its run is
+            # recorded would otherwise leave the API state pending and this loop waiting forever.
+            finished = [(c, f) for c, f in running if f.wrapped_future.done()]
             if not finished:
                 time.sleep(POLL_S)
                 continue

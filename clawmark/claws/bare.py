@@ -45,6 +45,7 @@ class BareConfig(ClawAdapter.Config):
 
 class BareClaw(ClawAdapter):
     name = "bare"
+    tracks = ("patch",)  # patch track only: it has no way to act on a closed-loop task
     version = "1"
     Config = BareConfig
 

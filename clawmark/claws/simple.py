@@ -11,6 +11,7 @@ class NopClaw(ClawAdapter):
     """Does nothing: the empty patch, graded as not resolved."""
 
     name = "nop"
+    tracks = ("patch",)  # patch track only: it has no way to act on a closed-loop task
     calls_model = False
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
@@ -22,6 +23,7 @@ class OracleClaw(ClawAdapter):
     runner sets ``ctx.gold_patch`` only because ``needs_gold_patch`` is True here."""
 
     name = "oracle"
+    tracks = ("patch",)  # patch track only: it has no way to act on a closed-loop task
     needs_gold_patch = True
     calls_model = False
 

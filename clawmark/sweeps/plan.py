@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import product
+from typing import Any
 
 from clawmark.attempts.gateway_link import uses_fallback_price
 from clawmark.attempts.patch import claw_image_ref, environment_hash, identity_fields, model_for_task
@@ -19,6 +20,8 @@ from clawmark.catalog import SweInstance, find_instances, load_instances, load_s
 from clawmark.claws import get_claw
 from clawmark.results import AttemptRow, ResultStore
 from clawmark.results.status import Status
+from clawmark.sweeps.closed_loop_plan import CLOSED_LOOP, check_role_prices, select_tasks
+from clawmark.sweeps.closed_loop_plan import cell_keys as closed_loop_keys
 from clawmark.sweeps.spec import SweepSpec
 
 # Outcomes that did not measure the claw × model (the infrastructure or clawmark failed): rerun them.
@@ -27,11 +30,12 @@ RERUNNABLE_ERROR_KINDS = frozenset({"infra", "harness"})
 
 @dataclass(frozen=True)
 class Cell:
-    instance_id: str
+    instance_id: str  # the task id of either track (an instance id for patch cells)
     claw: str
     model: str
     seed: int
     cell_key: str
+    track: str = "patch"
 
 
 @dataclass
@@ -40,6 +44,7 @@ class SweepPlan:
     instances: dict[str, SweInstance]
     cells: list[Cell]
     done: set[str] = field(default_factory=set)
+    tasks: dict[str, Any] = field(default_factory=dict)  # closed-loop tasks by id
 
     @property
     def pending(self) -> list[Cell]:
@@ -47,6 +52,8 @@ class SweepPlan:
 
 
 def select_instances(spec: SweepSpec) -> list[SweInstance]:
+    if spec.instances is None:
+        return []
     if spec.tasks or spec.suite:
         return find_instances(spec.instances, spec.tasks or _suite_ids(spec.suite))
     return load_instances(spec.instances)
@@ -69,14 +76,20 @@ def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> S
     instances = select_instances(spec)
     check_prices(spec, instances)
     environments = {inst.instance_id: environment_hash(inst) for inst in instances}  # once per instance
-    images = {name: claw_image_ref(get_claw(name, spec.attempt.claw_settings)) for name in spec.claws}
+    claws = {name: get_claw(name, spec.attempt.claw_settings) for name in spec.claws}
+    images = {name: claw_image_ref(claw) for name, claw in claws.items() if "patch" in claw.tracks}
     cells = [
         Cell(inst.instance_id, claw, model, seed,
              cell_key_of(spec, inst, claw, model, seed, environments[inst.instance_id], images[claw]))
-        for inst, claw, model, seed in product(instances, spec.claws, spec.models, spec.seeds)
+        for inst, claw, model, seed in product(instances, images, spec.models, spec.seeds)
     ]
+    tasks = select_tasks(spec.closed_loop) if spec.closed_loop else []
+    if tasks:
+        check_role_prices(spec, tasks)
+        cells += [Cell(*key, track=CLOSED_LOOP) for key in closed_loop_keys(spec, tasks)]
     done = set() if force else store.completed_cells(spec.sweep_id)
-    return SweepPlan(spec, {i.instance_id: i for i in instances}, cells, done & {c.cell_key for c in cells})
+    return SweepPlan(spec, {i.instance_id: i for i in instances}, cells, done & {c.cell_key for c in cells},
+                     {t.task_id: t for t in tasks})
 
 
 def check_prices(spec: SweepSpec, instances: list[SweInstance]) -> None:
@@ -150,4 +163,6 @@ def pin_protocol(spec: SweepSpec, store: ResultStore) -> str:
 
     check_prices(spec, select_instances(spec))
     protocol = {"protocol_version": PROTOCOL_VERSION, "attempt": spec.attempt.model_dump(mode="json")}
+    if spec.closed_loop is not None:  # absent for patch-only sweeps, so their pinned hash holds
+        protocol["closed_loop"] = spec.closed_loop.model_dump(mode="json", exclude={"claws", "tasks", "suite"})
     return store.pin_config(spec.sweep_id, protocol)
