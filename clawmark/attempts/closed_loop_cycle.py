@@ -73,7 +73,8 @@ class CycleRunner:
         began = time.monotonic()
         with self.s.clock.phase("executor"):
             result = run_with_deadline(lambda: claw.send_task(ctx, message, turn),
-                                       max(0.0, limit) + self.s.config.deadline_grace_s)
+                                       max(0.0, limit) + self.s.config.deadline_grace_s,
+                                       stop=executor_stopper(claw, ctx))
         self.executor_s += time.monotonic() - began
         (folder / "turn.json").write_text(result.model_dump_json(indent=2))
         claw.backup_session(ctx, folder / "transcript")
@@ -101,3 +102,24 @@ class CycleRunner:
                         followups_left=self.followups - (record.cycle.turn - 1))
         except (*infra_exceptions(), ModelError) as exc:  # check container, engine, a judge's provider
             record.fail_with(error_status(exc), f"judge: {type(exc).__name__}: {exc}", type(exc).__name__)
+
+
+def executor_stopper(claw: Any, ctx: Any) -> Any:
+    """What ends a turn at its deadline in a task container: the claw's own stop hook and a kill
+    of everything the executor user runs. The task's services run as root and live on for the
+    next turn, and the gateway stays open for the judge (unlike the patch track's stopper)."""
+    from clawmark.runtime.sandbox import Sandbox
+
+    user = (ctx.exec_user or "1000").split(":")[0]
+    kill = f"for i in 1 2 3; do pkill -KILL -U {user} 2>/dev/null; sleep 0.2; done; true"
+
+    def stop() -> None:
+        for step in (lambda: claw.stop(ctx),
+                     lambda: ctx.sandbox.exec(["sh", "-c", kill], timeout_s=30, user="0")
+                     if isinstance(ctx.sandbox, Sandbox) else None):
+            try:
+                step()
+            except Exception:  # noqa: BLE001 - each step runs even if another fails
+                pass
+
+    return stop

@@ -73,5 +73,6 @@ def role_chat(session: Any, role: str) -> Any:
     from clawmark.judge.chat import gateway_chat, role_settings
 
     settings = role_settings(session.task, role, session.models[role])  # type: ignore[arg-type]
-    return gateway_chat(host_url(session.gateway, session.attempt_id, role), settings.model, **settings.params())
+    return gateway_chat(host_url(session.gateway, session.attempt_id, role), settings.model, token=session.token,
+                        **settings.params())
 

@@ -29,6 +29,7 @@ class ClosedLoopSession:
         self.layout, self.gateway, self.config, self.clock = layout, gateway, config, clock
         self.image_model = config.image_model or task.spec.image_model
         self.headed = HeadedRun(task, layout.artifacts)  # nothing unless the task is headed
+        self.token = ""
 
     def run(self) -> LoopOutcome:
         from clawmark.taskenv.errors import PreExecFailed
@@ -46,6 +47,7 @@ class ClosedLoopSession:
             self._cleanup("teardown", lambda: env.__exit__(None, None, None))
             return LoopOutcome.infra(exc, "provision", threshold=self._threshold())
         self._register()
+        ctx.gateway_token = self.token
         try:
             return self._loop(ctx, env).model_copy(update={"image_id": ctx.sandbox.image_id})
         finally:
@@ -119,11 +121,14 @@ class ClosedLoopSession:
     def _register(self) -> None:
         budget = self.config.budgets.cost_usd + self.config.judge_budget_usd
         params = dict(self.config.model_params)
-        self.gateway.register_attempt(self.attempt_id, model=self.models[EXECUTOR_ROLE], budget_usd=budget,
-                                      ledger_path=self.layout.ledger, role_models=dict(self.models), params=params)
+        route = self.gateway.register_attempt(self.attempt_id, model=self.models[EXECUTOR_ROLE], budget_usd=budget,
+                                              ledger_path=self.layout.ledger, role_models=dict(self.models),
+                                              params=params, require_token=True)
+        self.token = route.token  # every role and the claw carry it; a call without it is refused
         if self.image_model:
             self.gateway.register_attempt(self.attempt_id + VISION_SUFFIX, model=self.image_model,
-                                          budget_usd=self.config.budgets.cost_usd, ledger_path=self.layout.ledger)
+                                          budget_usd=self.config.budgets.cost_usd, ledger_path=self.layout.ledger,
+                                          require_token=True, token=self.token)
 
     def _unregister(self) -> None:
         self.gateway.unregister_attempt(self.attempt_id)

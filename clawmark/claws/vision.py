@@ -39,7 +39,7 @@ def describer(ctx: ClawContext, timeout_s: float) -> Callable[[dict[str, Any]], 
         content = [{"type": "text", "text": DESCRIBE_PROMPT}, part]
         try:
             reply = chat_completion(url, str(ctx.image_model), [{"role": "user", "content": content}],
-                                    timeout_s=timeout_s, temperature=0.0)
+                                    timeout_s=timeout_s, token=ctx.gateway_token, temperature=0.0)
             return str(first_message(reply).get("content") or "(the vision model returned no text)")
         except ModelError as exc:
             return f"error: the vision model failed ({exc.kind}: {exc})"

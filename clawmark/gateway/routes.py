@@ -83,12 +83,14 @@ class RouteTable:
     def register(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
                  sweep_budget: Budget | None = None, ledger_path: Path | None = None,
                  role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None,
-                 prices: PriceTable | None = None, require_token: bool | None = None) -> AttemptRoute:
-        """`require_token`: None follows the table's `require_tokens`."""
+                 prices: PriceTable | None = None, require_token: bool | None = None,
+                 token: str | None = None) -> AttemptRoute:
+        """`require_token`: None follows the table's `require_tokens`; `token`: reuse a sibling
+        route's token (one attempt, one bearer), else a fresh random one."""
         check_id(attempt_id)
         route = AttemptRoute(
             attempt_id=attempt_id, model=model, role_models=dict(role_models or {}), params=dict(params or {}),
-            prices=prices, token=secrets.token_urlsafe(32),
+            prices=prices, token=token or secrets.token_urlsafe(32),
             require_token=self.require_tokens if require_token is None else require_token,
             ledger=Ledger(ledger_path or self.default_ledger_path(attempt_id)),
             budget=Budget(budget_usd, name=f"attempt {attempt_id}", parent=sweep_budget),

@@ -74,7 +74,8 @@ class GatewayServer:
     def register_attempt(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
                          sweep_budget: Budget | None = None, ledger_path: Path | None = None,
                          role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None,
-                         fallback_price: Price | None = None, require_token: bool | None = None) -> AttemptRoute:
+                         fallback_price: Price | None = None, require_token: bool | None = None,
+                         token: str | None = None) -> AttemptRoute:
         """Pin an attempt's model (whatever the claw asks for), cost cap and ledger file.
         `params` are fixed litellm kwargs (api_base, temperature...) the claw cannot override;
         `fallback_price` prices its calls to models that have no price of their own. The route's
@@ -87,7 +88,7 @@ class GatewayServer:
                 require_price(name, default_prices(), fallback_price, f"cost cap of attempt {attempt_id}")
         return self.routes.register(attempt_id, model=model, budget_usd=budget_usd, sweep_budget=sweep_budget,
                                     ledger_path=ledger_path, role_models=role_models, params=params, prices=prices,
-                                    require_token=require_token)
+                                    require_token=require_token, token=token)
 
     def unregister_attempt(self, attempt_id: str) -> None:
         self.routes.unregister(attempt_id)

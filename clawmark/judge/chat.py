@@ -7,7 +7,6 @@ tests may pass any function. Model errors (rate limit, outage, budget) propagate
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -41,18 +40,9 @@ def role_settings(task: ClosedLoopTask, role: Role, default_model: str) -> RoleS
 
 def gateway_chat(base_url: str, model: str, token: str = "", timeout_s: float = 600.0, **params: Any) -> ChatFn:
     """A ChatFn over the gateway at `base_url` (…/v1); `params` (e.g. reasoning_effort) go in every body."""
-    auth = _auth_kwargs(token)
-
     def chat(messages: list[dict]) -> str:
-        response = chat_completion(base_url, model, messages, timeout_s=timeout_s, **auth, **params)
+        response = chat_completion(base_url, model, messages, timeout_s=timeout_s, token=token, **params)
         return message_text(first_message(response).get("content"))
 
     return chat
 
-
-def _auth_kwargs(token: str) -> dict[str, str]:
-    # chat_completion gains a token argument with the gateway's token auth; until then the
-    # gateway accepts any bearer and the token would only be sent as a body field.
-    if token and "token" in inspect.signature(chat_completion).parameters:
-        return {"token": token}
-    return {}
