@@ -1,5 +1,5 @@
 """The ZeroClaw adapter in an instance container, its ACP client talking to our stand-in of
-``zeroclaw acp`` (tests/fixtures/zeroclaw_standin.py, mounted where the real binary would be):
+``zeroclaw acp`` (tests/fixtures/zeroclaw/zeroclaw_standin.py, mounted where the real binary would be):
 a graded patch attempt through the gateway, with ZeroClaw-style usage records cross-checked."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from clawmark.results import Status
 from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
-FIXTURES = Path(__file__).parents[1] / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "zeroclaw"
 STANDIN = {"host_dir": str(FIXTURES), "command": ["python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp"]}
 
 

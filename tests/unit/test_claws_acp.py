@@ -1,5 +1,5 @@
 """The ACP client (clawmark.claws.acp) against our stand-in of ``zeroclaw acp``
-(tests/fixtures/zeroclaw_standin.py), which calls a real gateway on loopback with a scripted
+(tests/fixtures/zeroclaw/zeroclaw_standin.py), which calls a real gateway on loopback with a scripted
 model: session/new, session/prompt with updates, session/resume in a fresh process, errors."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from clawmark.claws import ClawContext, get_claw
 from clawmark.claws.acp import run_turn
 from clawmark.gateway.ledger import read_ledger
 
-STANDIN = Path(__file__).parents[1] / "fixtures" / "zeroclaw_standin.py"
+STANDIN = Path(__file__).parents[1] / "fixtures" / "zeroclaw" / "zeroclaw_standin.py"
 MODEL = "scripted/zeroclaw-clawmark-fixtures__iniparse-py-1"
 
 
