@@ -43,6 +43,16 @@ class KitClaw:
     exits_zero_on_model_failure: bool = False  # claws.md: Nanobot and Hermes -z do
     reports_usage: bool = True  # collect_usage gives its own figures (compared with the ledger)
     submit_command: str | None = None  # a claw that ends a turn with a bash command, not plain text
+    settings: tuple[tuple[str, Any], ...] = ()  # claw settings, e.g. the ZeroClaw stand-in's
+    label: str = ""  # the test id when it differs from the claw's name
+    # OpenClaw ends every user turn with its own runtime-facts user message, so no trigger sees
+    # the follow-up's text there: its cassettes answer the follow-up by reply count (`turn`) alone.
+    context_after_user: bool = False
+    closed_loop: bool = True  # EDICT's court needs a cassette per role: patch track only here
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return dict(self.settings)
 
     def final(self, content: str) -> dict[str, Any]:
         """A cassette step that ends a turn with ``content``, the claw's way."""
@@ -55,15 +65,21 @@ class KitClaw:
         return f"scripted/kit-{self.name}"
 
     def __str__(self) -> str:
-        return self.name
+        return self.label or self.name
 
 
+# ZeroClaw cannot be built here: its adapter runs against our stand-in of `zeroclaw acp`.
+ZEROCLAW_STANDIN = (("host_dir", str(Path(__file__).parents[1] / "fixtures" / "zeroclaw")),
+                    ("command", ("python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp")))
 KIT_CLAWS = [
     KitClaw("reference"),
     KitClaw("mini-swe-agent", submit_command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
     KitClaw("nanobot", exits_zero_on_model_failure=True),
     KitClaw("hermes"),
     KitClaw("genericagent", exits_zero_on_model_failure=True, reports_usage=False),
+    KitClaw("openclaw", context_after_user=True),
+    KitClaw("edict", context_after_user=True, closed_loop=False),
+    KitClaw("zeroclaw", settings=ZEROCLAW_STANDIN, label="zeroclaw-standin"),
 ]
 
 
@@ -134,7 +150,7 @@ def follow_up_request(requests: list[dict[str, Any]]) -> tuple[int, dict[str, An
     """(index, body) of the first request whose last user message is the follow-up."""
     for index, request in enumerate(requests):
         users = texts(request.get("messages") or [], "user")
-        if users and FOLLOW_UP_MARK in users[-1]:
+        if any(FOLLOW_UP_MARK in text for text in users[-2:]):  # OpenClaw appends its own message
             return index, request
     raise AssertionError(f"no request carried the follow-up message among {len(requests)}")
 

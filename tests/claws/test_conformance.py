@@ -29,7 +29,7 @@ def _attempt(kit_claw, model, store, gateway, **config):
     from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
 
     return run_patch_attempt(INSTANCES[INI], kit_claw.name, model, 0, store, "kit", gateway,
-                             config=PatchAttemptConfig(**config))
+                             config=PatchAttemptConfig(claw_settings=kit_claw.config, **config))
 
 
 def _context(claw, attempt_id, model, gateway, tmp_path) -> ClawContext:
@@ -42,7 +42,7 @@ def _context(claw, attempt_id, model, gateway, tmp_path) -> ClawContext:
 
 
 def test_follow_up_turn_continues_the_same_session(kit_claw, provider, gateway, tmp_path):
-    claw, attempt_id = get_claw(kit_claw.name), f"kit-turns-{kit_claw.name}"
+    claw, attempt_id = get_claw(kit_claw.name, kit_claw.config), f"kit-turns-{kit_claw.name}"
     gateway.register_attempt(attempt_id, model=kit_claw.model, ledger_path=tmp_path / "ledger.jsonl")
     ctx = _context(claw, attempt_id, kit_claw.model, gateway, tmp_path)
     seen_before = len(provider.requests(kit_claw.model.split("/", 1)[1]))
@@ -74,7 +74,7 @@ def test_patch_attempt_resolves_and_keeps_the_claws_files_out(kit_claw, provider
     row = _attempt(kit_claw, kit_claw.model, store, gateway)
     layout = store.layout(row.sweep_id, row.cell_key)
     assert (row.status, row.resolved, row.error_message) == (Status.RESOLVED, True, None)
-    assert row.claw_version == get_claw(kit_claw.name).version
+    assert row.claw_version == get_claw(kit_claw.name, kit_claw.config).version
     assert "_strip_inline_comment" in layout.patch.read_text()
     assert claw_paths_in_patch(layout.raw_patch.read_text()) == []  # not even before cleaning
     ledger = read_ledger(layout.ledger)
@@ -113,7 +113,7 @@ def test_a_provider_failure_is_a_typed_error_whatever_the_exit_code(kit_claw, pr
 def test_the_claw_container_has_the_network_it_was_given(kit_claw, gateway, docker_client, tmp_path):
     from clawmark.runtime.network import gateway_network
 
-    claw = get_claw(kit_claw.name)
+    claw = get_claw(kit_claw.name, kit_claw.config)
     ctx = _context(claw, "kit-net", kit_claw.model, gateway, tmp_path)
     args = claw.docker_args(ctx)
     expected = "gateway" if claw.runs_in_container else "none"
