@@ -18,7 +18,9 @@ from clawmark.attempts.gateway_link import uses_fallback_price
 from clawmark.attempts.patch import claw_image_ref, environment_hash, identity_fields, model_for_task
 from clawmark.catalog import SweInstance, find_instances, load_instances, load_suite
 from clawmark.claws import get_claw
+from clawmark import PROTOCOL_VERSION
 from clawmark.results import AttemptRow, ResultStore
+from clawmark.results.identity import cell_key_from_hashes
 from clawmark.results.status import Status
 from clawmark.sweeps.closed_loop_plan import CLOSED_LOOP, check_role_prices, select_tasks
 from clawmark.sweeps.closed_loop_plan import cell_keys as closed_loop_keys
@@ -70,6 +72,18 @@ def cell_key_of(spec: SweepSpec, instance: SweInstance, claw_name: str, model: s
     return AttemptRow(status="infra_error", **fields).cell_key
 
 
+def _patch_keys(spec: SweepSpec, instance: SweInstance, claw: Any, environment: str,
+                image: str) -> list[tuple[str, int, str]]:
+    """(model, seed, key) of one instance × claw. The identity is built once (hashing the instance
+    row is the costly part) and only model and seed vary: they do not enter any other field."""
+    base = identity_fields(instance, claw, spec.models[0], spec.seeds[0], spec.sweep_id, spec.attempt,
+                           environment, image)
+    hashed = {k: base[k] for k in ("track", "task_id", "task_hash", "claw", "claw_version",
+                                   "claw_settings_hash", "model_params_hash")}
+    return [(model, seed, cell_key_from_hashes(**hashed, model=model, seed=seed, protocol_version=PROTOCOL_VERSION))
+            for model, seed in product(spec.models, spec.seeds)]
+
+
 def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> SweepPlan:
     """All cells of the spec; `done` holds the keys that already have a committed row. Raises
     UnpricedModel (before any cell runs) when a model has no price and the spec no fallback."""
@@ -78,11 +92,9 @@ def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> S
     environments = {inst.instance_id: environment_hash(inst) for inst in instances}  # once per instance
     claws = {name: get_claw(name, spec.attempt.claw_settings) for name in spec.claws}
     images = {name: claw_image_ref(claw) for name, claw in claws.items() if "patch" in claw.tracks}
-    cells = [
-        Cell(inst.instance_id, claw, model, seed,
-             cell_key_of(spec, inst, claw, model, seed, environments[inst.instance_id], images[claw]))
-        for inst, claw, model, seed in product(instances, images, spec.models, spec.seeds)
-    ]
+    cells = [Cell(inst.instance_id, name, model, seed, key)
+             for inst, name in product(instances, images)
+             for model, seed, key in _patch_keys(spec, inst, claws[name], environments[inst.instance_id], images[name])]
     tasks = select_tasks(spec.closed_loop) if spec.closed_loop else []
     if tasks:
         check_role_prices(spec, tasks)

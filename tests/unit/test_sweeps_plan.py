@@ -140,3 +140,19 @@ def test_spend_meter_starts_from_committed_rows_and_ignores_unpriced(tmp_path):
     meter.add(0.4)
     assert meter.exhausted
     assert not SpendMeter(cap_usd=None, spent_usd=1e9).exhausted
+
+
+def test_planned_keys_equal_the_attempts_own_identity_for_every_claw_model_and_seed(tmp_path):
+    """The planner builds one identity per instance × claw and varies model and seed; each key
+    must still be exactly the one the attempt commits (`cell_key_of` builds it in full)."""
+    from clawmark.results import ResultStore
+    from clawmark.sweeps import SweepSpec, plan_sweep
+    from clawmark.sweeps.plan import cell_key_of, select_instances
+
+    spec = SweepSpec(sweep_id="keys", claws=["oracle", "reference", "mini-swe-agent"],
+                     models=["scripted/a", "scripted/ref-{task_id}"], seeds=[0, 1, 2])
+    plan = plan_sweep(spec, ResultStore(tmp_path))
+    instances = {i.instance_id: i for i in select_instances(spec)}
+    assert len(plan.cells) == len(instances) * 3 * 2 * 3 == len({c.cell_key for c in plan.cells})
+    for cell in plan.cells:
+        assert cell.cell_key == cell_key_of(spec, instances[cell.instance_id], cell.claw, cell.model, cell.seed)
