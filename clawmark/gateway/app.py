@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from clawmark.gateway import client, passthrough
+from clawmark.gateway.cassettes import cassette_models, model_list
 from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.errors import ContextWindowExceeded, InvalidRequest, ModelError
 from clawmark.gateway.inflight import AttemptClosed, CallToken, InFlight
@@ -162,8 +163,8 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
 
     @app.get("/v1/models")
     @app.get("/api/v1/models")
-    async def probe_models() -> dict:  # discovery probes outside an attempt prefix (Hermes)
-        return {"object": "list", "data": []}
+    async def probe_models() -> dict:  # discovery outside an attempt prefix (Hermes, a curious user)
+        return model_list(cassette_models())  # the scripted models: what answers without a key
 
     @app.api_route("/api/show", methods=["GET", "POST"])
     async def probe_show() -> JSONResponse:

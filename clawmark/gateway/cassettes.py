@@ -103,6 +103,18 @@ def cassette_dirs() -> list[Path]:
     return dirs + [TASKS_CATALOG / "cassettes"]
 
 
+def cassette_models() -> list[str]:
+    """`scripted/<name>` of every cassette on the search path: the models usable with no key."""
+    names = {path.stem for folder in cassette_dirs() if folder.is_dir() for suffix in (".yaml", ".yml", ".json")
+             for path in folder.glob(f"*{suffix}") if NAME_RE.match(path.stem)}
+    return [f"{SCRIPTED_PREFIX}{name}" for name in sorted(names)]
+
+
+def model_list(models: list[str]) -> dict:
+    """An OpenAI `/v1/models` body."""
+    return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "clawmark"} for m in models]}
+
+
 def find_cassette(name: str) -> Path:
     if not NAME_RE.match(name):
         raise CassetteError(f"cassette name {name!r}: expected letters, digits, '.', '_' or '-'")

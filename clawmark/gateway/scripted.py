@@ -15,7 +15,8 @@ from typing import Any, Iterator
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from clawmark.gateway.cassettes import CassetteError, Step, content_text, get_cassette
+from clawmark.gateway.cassettes import (SCRIPTED_PREFIX, CassetteError, Step, cassette_models, content_text,
+                                        get_cassette, model_list)
 from clawmark.gateway.serving import BackgroundServer
 
 STREAM_PIECE_CHARS = 24
@@ -85,7 +86,7 @@ def create_scripted_app() -> FastAPI:
 
     @app.get("/v1/models")
     async def models() -> dict:
-        return {"object": "list", "data": []}
+        return model_list([m.removeprefix(SCRIPTED_PREFIX) for m in cassette_models()])
 
     @app.post("/v1/chat/completions")
     async def chat(request: Request):

@@ -94,9 +94,13 @@ def test_no_matching_step_is_a_clear_400(gateway):
     assert read_ledger(gateway.ledger_path("a5"))[0].status == "invalid_request"
 
 
-def test_discovery_probes_answer_harmlessly(gateway):
+def test_discovery_probes_answer_harmlessly_and_list_the_scripted_models(gateway):
+    from clawmark.settings import TASKS_CATALOG
+
     root = f"http://127.0.0.1:{gateway.port}"
-    assert httpx.get(root + "/v1/models").json()["data"] == []
+    listed = {m["id"] for m in httpx.get(root + "/v1/models").json()["data"]}
+    bundled = {f"scripted/{p.stem}" for p in (TASKS_CATALOG / "cassettes").glob("*.yaml")}
+    assert bundled and bundled <= listed and "scripted/sup-en_101_sales_total" in listed
     assert httpx.get(root + "/api/v1/models").status_code == 200
     assert httpx.post(root + "/api/show", json={}).status_code == 404
 
