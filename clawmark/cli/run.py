@@ -61,6 +61,7 @@ def run(
     if not SWEEP_RE.match(sweep_id):
         _fail(f"--sweep-id: expected letters, digits, '.', '_' or '-' (got {sweep_id!r})")
     budgets = {"steps": steps, "seconds": seconds, "cost_usd": cost_usd}
+    _preflight([model, supervisor_model or "", simulator_model or ""])
     task = _find_closed_loop(task_id, tasks) if tasks is not None else None
     if task is None:
         instance = _find_task(task_id, instances, tasks)
@@ -192,6 +193,16 @@ def _print_row(row: Any, as_json: bool, fields: tuple[str, ...] = ROW_FIELDS) ->
     table.add_row("cost_usd", f"{row.cost_usd:.6f}")
     table.add_row("wall total s", f"{row.wall.total:.1f}")
     Console().print(table)
+
+
+def _preflight(models: list[str]) -> None:
+    """A provider model without its key fails here, before a container is provisioned."""
+    from clawmark.gateway.preflight import MissingProviderKey, require_keys
+
+    try:
+        require_keys(m for m in models if m)
+    except MissingProviderKey as exc:
+        _fail(str(exc))
 
 
 def _fail(message: str) -> NoReturn:

@@ -81,10 +81,13 @@ def _plan(spec, store, force: bool):
     from clawmark.sweeps import plan_sweep
     from clawmark.sweeps.plan import pin_protocol
 
+    from clawmark.gateway.preflight import MissingProviderKey, require_keys
+
     try:
+        require_keys(spec.models)
         pin_protocol(spec, store)
         return plan_sweep(spec, store, force=force)
-    except (ConfigMismatch, ValueError, LookupError) as exc:  # unpriced model, unknown claw or task, changed protocol
+    except (ConfigMismatch, MissingProviderKey, ValueError, LookupError) as exc:  # no key or price, unknown claw or task, changed protocol
         typer.echo(f"sweep {spec.sweep_id}: {exc}", err=True)
         raise typer.Exit(2) from None
 
