@@ -34,7 +34,7 @@ images: venv engine
 	$(VENV)/bin/clawmark images build --all
 
 test: venv engine browser postgres images
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	bash scripts/run-tests.sh $(PYTEST_ARGS)
 
 demo: venv engine images
 	$(PY) -m flows.demo

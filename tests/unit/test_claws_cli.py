@@ -27,8 +27,11 @@ def test_unknown_task_id_names_the_instance_file():
 
 
 def test_unknown_claw_lists_the_known_ones():
-    code, out = _run("clawmark-fixtures__iniparse-py-1", "--claw", "openclaw", "--model", "none")
-    assert code == 1 and "--claw: expected one of bare, mini-swe-agent, nop, oracle, reference" in out
+    from clawmark.claws import claw_names
+
+    code, out = _run("clawmark-fixtures__iniparse-py-1", "--claw", "no-such-claw", "--model", "none")
+    assert code == 1 and f"--claw: expected one of {', '.join(claw_names())} (got 'no-such-claw')" in out
+    assert {"openclaw", "nanobot", "hermes", "edict", "genericagent", "zeroclaw"} <= set(claw_names())
 
 
 def test_bad_instances_file_is_one_line(tmp_path):
