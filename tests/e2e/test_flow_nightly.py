@@ -40,7 +40,7 @@ def _artifact(key: str) -> str:
     async def latest() -> str:
         async with get_client() as client:
             found = await client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key])))
-            return found[-1].data if found else ""
+            return max(found, key=lambda artifact: artifact.created).data if found else ""  # the newest
 
     return anyio.run(latest)
 
