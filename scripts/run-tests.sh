@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
-# The whole suite as two pytest processes side by side: most of the Docker tests' time is spent
-# waiting on containers, claws and servers, not on CPU, so the pure-Python tests run beside them.
-# Each process gets its own Prefect home (tests/conftest.py). Exit non-zero if either fails.
-# Extra arguments go to both (e.g. PYTEST_ARGS="-x").
+# The whole suite as three pytest processes side by side. Most of the Docker tests' time is spent
+# waiting on containers, claws and servers, not on CPU, so they are split in two and the
+# pure-Python tests run beside them. Each process gets its own Prefect home (tests/conftest.py).
+# Exit non-zero if any part fails. Extra arguments go to every part (e.g. PYTEST_ARGS="-x").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTEST=.venv/bin/pytest
 logs=$(mktemp -d)
-"$PYTEST" "$@" -p no:cacheprovider tests/integration tests/claws > "$logs/docker.log" 2>&1 &
-docker_pid=$!
-"$PYTEST" "$@" -p no:cacheprovider tests/unit tests/e2e tests/browser > "$logs/rest.log" 2>&1 &
-rest_pid=$!
-wait "$docker_pid"; docker_rc=$?
-wait "$rest_pid"; rest_rc=$?
-for part in rest docker; do
-  echo "===== pytest: $part (tests/$( [ $part = docker ] && echo 'integration tests/claws' || echo 'unit tests/e2e tests/browser'))"
-  cat "$logs/$part.log"
+declare -A parts=(
+  [integration]="tests/integration"
+  [claws-e2e]="tests/claws tests/e2e"
+  [unit-browser]="tests/unit tests/browser"
+)
+declare -A pids
+for name in "${!parts[@]}"; do
+  # shellcheck disable=SC2086  # the test paths are words
+  "$PYTEST" "$@" -p no:cacheprovider ${parts[$name]} > "$logs/$name.log" 2>&1 &
+  pids[$name]=$!
+done
+failed=()
+for name in "${!parts[@]}"; do
+  wait "${pids[$name]}" || failed+=("$name")
+done
+for name in unit-browser claws-e2e integration; do
+  echo "===== pytest ${parts[$name]}"
+  cat "$logs/$name.log"
 done
 rm -rf "$logs"
-echo "integration+claws exit $docker_rc; unit+e2e+browser exit $rest_rc"
-[ "$docker_rc" = 0 ] && [ "$rest_rc" = 0 ]
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed parts: ${failed[*]}"
+  exit 1
+fi
+echo "all three parts passed"
