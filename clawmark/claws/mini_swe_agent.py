@@ -17,11 +17,8 @@ user message and keeps stepping with mini's own loop.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import shlex
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,44 +45,11 @@ class MiniConfig(ClawAdapter.Config):
 
 
 def mini_volume() -> str:
-    """Name of the named volume holding the mini venv, seeded from the claw image once.
+    """Name of the named volume holding the mini venv, seeded from the claw image once (seeding
+    is serialised by a host lock, and a failed seed is removed: no half-copied venv is mounted)."""
+    from clawmark.claws.volumes import seeded_volume
 
-    Seeding is serialised by a host file lock, and a volume whose seeding failed is removed,
-    so no attempt ever mounts a half-copied venv."""
-    from clawmark.runtime.engine import docker_client
-    from clawmark.runtime.images import ensure_image
-
-    ref = ensure_image(IMAGE_NAME)
-    name = "clawmark-mini-" + ref.rsplit(":", 1)[-1]
-    client = docker_client()
-    with _host_lock(name):
-        if not client.volumes.list(filters={"name": f"^{name}$"}):
-            _seed(client, ref, name)
-    return name
-
-
-def _seed(client: Any, ref: str, name: str) -> None:
-    volume = client.volumes.create(name, labels={"clawmark.managed": "true", "clawmark.image": ref})
-    try:
-        client.containers.run(ref, ["sh", "-c", f"test -x {VENV}/bin/mini"], remove=True, network_mode="none",
-                              volumes={name: {"bind": VENV, "mode": "rw"}}, labels={"clawmark.managed": "true"})
-    except Exception as exc:
-        volume.remove(force=True)
-        raise ClawError(f"could not seed volume {name} from {ref}: {exc}") from exc
-
-
-@contextmanager
-def _host_lock(name: str) -> Iterator[None]:
-    from clawmark.settings import settings
-
-    path = settings().home / "locks" / f"{name}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return seeded_volume(IMAGE_NAME, VENV, f"test -x {VENV}/bin/mini")
 
 
 class MiniSweAgentClaw(ClawAdapter):
