@@ -12,7 +12,7 @@ from typing import Any
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.outcome import infra_exceptions
-from clawmark.attempts.phases import PhaseClock
+from clawmark.attempts.phases import PhaseClock, run_cleanup
 from clawmark.claws import ClawAdapter, ClawContext
 from clawmark.results import AttemptLayout, Status
 
@@ -136,9 +136,4 @@ class ClosedLoopSession:
             self.gateway.unregister_attempt(self.attempt_id + VISION_SUFFIX)
 
     def _cleanup(self, step: str, action: Any) -> None:
-        """Clean-up always runs and never hides the attempt's outcome; failures are logged."""
-        try:
-            action()
-        except Exception as exc:  # noqa: BLE001 - the janitor reaps what a failed teardown leaves
-            with (self.layout.logs / "cleanup-errors.txt").open("a") as log:
-                log.write(f"{step}: {type(exc).__name__}: {exc}\n")
+        run_cleanup(self.layout, step, action)

@@ -1,10 +1,11 @@
-"""Wall time per phase of an attempt (NaN for phases that never ran)."""
+"""Wall time per phase of an attempt (NaN for phases that never ran), and its clean-up steps."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from clawmark.results import PhaseTimes
 
@@ -24,3 +25,13 @@ class PhaseClock:
 
     def times(self) -> PhaseTimes:
         return PhaseTimes(**self.seconds, total=time.monotonic() - self.start)
+
+
+def run_cleanup(layout: Any, step: str, action: Any) -> None:
+    """Clean-up always runs and never hides the attempt's outcome; failures are logged in
+    `logs/cleanup-errors.txt` (the janitor reaps what a failed teardown leaves)."""
+    try:
+        action()
+    except Exception as exc:  # noqa: BLE001 - logged, never raised over the attempt's own outcome
+        with (layout.logs / "cleanup-errors.txt").open("a") as log:
+            log.write(f"{step}: {type(exc).__name__}: {exc}\n")

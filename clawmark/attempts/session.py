@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clawmark.attempts.outcome import PatchOutcome, infra_exceptions, provider_outcome, unreached_outcome
-from clawmark.attempts.phases import PhaseClock
+from clawmark.attempts.phases import PhaseClock, run_cleanup
 from clawmark.claws import ClawAdapter, ClawContext, TurnResult
 from clawmark.results import AttemptLayout
 
@@ -67,12 +67,7 @@ class ClawSession:
             self._cleanup("close", lambda: close(self.gateway, self.attempt_id, drain_s=self.config.stop_grace_s))
 
     def _cleanup(self, step: str, action: Any) -> None:
-        """Clean-up always runs and never hides the attempt's outcome; failures are logged."""
-        try:
-            action()
-        except Exception as exc:  # noqa: BLE001 - the janitor reaps what a failed teardown leaves
-            with (self.layout.logs / "cleanup-errors.txt").open("a") as log:
-                log.write(f"{step}: {type(exc).__name__}: {exc}\n")
+        run_cleanup(self.layout, step, action)
 
     def _environment(self, ctx: ClawContext) -> Any:
         from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig

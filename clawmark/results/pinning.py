@@ -32,21 +32,23 @@ def pin_config(store: ResultStore, sweep_id: str, config: Any, *, replace: bool 
     return offered
 
 
-def pinned_hash(store: ResultStore, sweep_id: str) -> str | None:
+def _read_pin(store: ResultStore, sweep_id: str) -> dict | None:
     path = store.sweep_config_path(sweep_id)
     if store.fs.get_file_info(path).type != pafs.FileType.File:
         return None
     with store.fs.open_input_stream(path) as stream:
-        return json.loads(stream.read().decode("utf-8"))["config_hash"]
+        return json.loads(stream.read().decode("utf-8"))
+
+
+def pinned_hash(store: ResultStore, sweep_id: str) -> str | None:
+    pin = _read_pin(store, sweep_id)
+    return None if pin is None else pin["config_hash"]
 
 
 def pinned_config(store: ResultStore, sweep_id: str) -> Any | None:
     """The config a sweep was pinned with (what its report shows as its protocol), or None."""
-    path = store.sweep_config_path(sweep_id)
-    if store.fs.get_file_info(path).type != pafs.FileType.File:
-        return None
-    with store.fs.open_input_stream(path) as stream:
-        return json.loads(stream.read().decode("utf-8"))["config"]
+    pin = _read_pin(store, sweep_id)
+    return None if pin is None else pin["config"]
 
 
 def differences(old: Any, new: Any, prefix: str = "") -> list[str]:
