@@ -12,10 +12,9 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from clawmark.catalog.errors import CatalogError, from_validation
+from clawmark.catalog.errors import CatalogError, from_validation, read_yaml_mapping
 from clawmark.catalog.eval_rule import Rubric
 
 CHECKS_FILE = "references/checks.yaml"
@@ -161,18 +160,8 @@ def load_checks(package: Path, rubric: Rubric) -> ChecksFile | None:
 
 
 def _parse(file: Path) -> ChecksFile:
-    try:
-        if file.stat().st_size > MAX_CHECKS_BYTES:
-            raise CatalogError(file, "<file>", f"a checks file of at most {MAX_CHECKS_BYTES} bytes")
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError(file, "<file>", f"a readable UTF-8 checks file ({exc.__class__.__name__})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise CatalogError(file, "<yaml>", f"valid YAML ({getattr(exc, 'problem', None) or exc})",
-                           mark.line + 1 if mark else None) from None
-    if not isinstance(data, dict):
-        raise CatalogError(file, "<root>", "a mapping with `checks:` (and optional `caps:`)")
+    data = read_yaml_mapping(file, max_bytes=MAX_CHECKS_BYTES, what="checks file",
+                             root="a mapping with `checks:` (and optional `caps:`)")
     try:
         return ChecksFile.model_validate(data)
     except ValidationError as err:

@@ -53,3 +53,23 @@ def _expected(problem: dict) -> str:
     got = got if len(got) <= 60 else got[:57] + "..."
     message = problem["msg"].removeprefix("Value error, ").removeprefix("Input should be ")
     return f"{message[0].lower()}{message[1:]} (got {got})"
+
+
+def read_yaml_mapping(file: "Path", *, max_bytes: int, what: str, root: str) -> dict:
+    """A YAML file that must hold a mapping, read with a size bound; every failure is one
+    CatalogError naming the file (`what`: e.g. "task YAML"; `root`: what the mapping must be)."""
+    import yaml
+
+    try:
+        if file.stat().st_size > max_bytes:
+            raise CatalogError(file, "<file>", f"a {what} of at most {max_bytes} bytes")
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError(file, "<file>", f"a readable UTF-8 {what} ({exc.__class__.__name__})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise CatalogError(file, "<yaml>", f"valid YAML ({getattr(exc, 'problem', None) or exc})",
+                           mark.line + 1 if mark else None) from None
+    if not isinstance(data, dict):
+        raise CatalogError(file, "<root>", root)
+    return data

@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
 from clawmark.catalog.checks import load_checks
-from clawmark.catalog.errors import CatalogError, from_validation
+from clawmark.catalog.errors import CatalogError, from_validation, read_yaml_mapping
 from clawmark.catalog.eval_rule import parse_eval_rule
 from clawmark.catalog.paths import PackageLimits, check_package_tree, require_exists, resolve_inside
 from clawmark.catalog.task import EVAL_RULE, ClosedLoopTask, ResolvedService, TaskSpec, parse_category
@@ -104,19 +103,7 @@ def _read_spec(file: Path) -> TaskSpec:
 
 
 def _read_yaml(file: Path) -> dict:
-    try:
-        if file.stat().st_size > MAX_TASK_YAML_BYTES:
-            raise CatalogError(file, "<file>", f"a task YAML of at most {MAX_TASK_YAML_BYTES} bytes")
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError(file, "<file>", f"a readable UTF-8 task YAML ({exc.__class__.__name__})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise CatalogError(file, "<yaml>", f"valid YAML ({getattr(exc, 'problem', None) or exc})",
-                           mark.line + 1 if mark else None) from None
-    if not isinstance(data, dict):
-        raise CatalogError(file, "<root>", "a mapping of task fields")
-    return data
+    return read_yaml_mapping(file, max_bytes=MAX_TASK_YAML_BYTES, what="task YAML", root="a mapping of task fields")
 
 
 def _check_identity(spec: TaskSpec, file: Path, layout: str) -> None:
