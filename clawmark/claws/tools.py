@@ -151,8 +151,12 @@ class ToolBox:
         count = text.count(old_str) if old_str else 0
         if count != 1:
             return f"error: old_str occurs {count} times in {path}; it must occur exactly once"
-        self.sandbox.write_file(target, text.replace(old_str, new_str, 1).encode(), mode=self._mode(target))
+        self._write_back(target, text.replace(old_str, new_str, 1).encode())
         return f"edited {full}"
+
+    def _write_back(self, target: str, data: bytes) -> None:
+        """Rewrite an existing file in place, keeping its mode."""
+        self.sandbox.write_file(target, data, mode=self._mode(target))
 
     def _mode(self, path: str) -> int:
         """The file's permission bits, so an edit never shows up as a mode change in the patch."""

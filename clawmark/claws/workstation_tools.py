@@ -65,14 +65,8 @@ class WorkstationToolBox(ToolBox):
         self._put_as_user(kind if kind.startswith("/") else full, content.encode())  # through symlinks
         return f"wrote {len(content)} characters to {full}"
 
-    def _tool_edit(self, path: str, old_str: str, new_str: str) -> str:
-        full = self._path(path)
-        target, text = self._read_text(full, path)
-        count = text.count(old_str) if old_str else 0
-        if count != 1:
-            return f"error: old_str occurs {count} times in {path}; it must occur exactly once"
-        self._put_as_user(target, text.replace(old_str, new_str, 1).encode())
-        return f"edited {full}"
+    def _write_back(self, target: str, data: bytes) -> None:
+        self._put_as_user(target, data)  # as the executor: its permissions decide, not root's
 
     def _put_as_user(self, target: str, data: bytes) -> None:
         """Write ``data`` to ``target`` with the user's rights (an existing file keeps its mode)."""
