@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import traceback
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -23,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.patch import claw_image_ref, model_for_task
-from clawmark.attempts.phases import PhaseClock
+from clawmark.attempts.phases import PhaseClock, open_cell
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.gateway.cassettes import is_scripted
 from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
@@ -88,12 +87,7 @@ def run_closed_loop_attempt(
     claw = get_claw(claw_name, config.claw_settings)
     models = role_models(task, model, config)
     fields = identity_fields(task, claw, model, seed, sweep_id, config, models)
-    probe = AttemptRow(status="infra_error", **fields)  # computes the cell key from the identity
-    layout = store.layout(sweep_id, probe.cell_key)
-    layout.clear()
-    layout.ensure()
-    attempt_id = uuid.uuid4().hex[:16]
-    saved_hash = layout.write_config(_saved_config(task, claw, models, seed, config))
+    layout, attempt_id, saved_hash = open_cell(store, sweep_id, fields, _saved_config(task, claw, models, seed, config))
     started, clock = datetime.now(UTC), PhaseClock()
     try:
         outcome = ClosedLoopSession(task, claw, models, attempt_id, layout, gateway, config, clock).run()

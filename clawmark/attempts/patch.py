@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import re
 import traceback
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from clawmark.attempts.grading import grade_patch
 from clawmark.attempts.outcome import PatchOutcome
-from clawmark.attempts.phases import PhaseClock
+from clawmark.attempts.phases import PhaseClock, open_cell
 from clawmark.attempts.session import ClawSession
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.gateway.cassettes import is_scripted
@@ -101,12 +100,8 @@ def run_patch_attempt(
     claw = get_claw(claw_name, config.claw_settings)
     fallback = uses_fallback_price(model_for_task(model, instance.instance_id), config, claw)
     fields = identity_fields(instance, claw, model, seed, sweep_id, config)
-    probe = AttemptRow(status="infra_error", **fields)  # computes the cell key from the identity
-    layout = store.layout(sweep_id, probe.cell_key)
-    layout.clear()
-    layout.ensure()
-    attempt_id = uuid.uuid4().hex[:16]
-    saved_hash = layout.write_config(_saved_config(instance, claw, model, seed, config))
+    saved = _saved_config(instance, claw, model, seed, config)
+    layout, attempt_id, saved_hash = open_cell(store, sweep_id, fields, saved)
     started, clock = datetime.now(UTC), PhaseClock()
     try:
         outcome = _attempt(instance, claw, model, attempt_id, layout, gateway, config, clock)

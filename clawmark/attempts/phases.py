@@ -35,3 +35,17 @@ def run_cleanup(layout: Any, step: str, action: Any) -> None:
     except Exception as exc:  # noqa: BLE001 - logged, never raised over the attempt's own outcome
         with (layout.logs / "cleanup-errors.txt").open("a") as log:
             log.write(f"{step}: {type(exc).__name__}: {exc}\n")
+
+
+def open_cell(store: Any, sweep_id: str, fields: dict[str, Any], saved_config: Any) -> tuple[Any, str, str]:
+    """(layout, attempt id, config hash) of a fresh attempt of the cell `fields` names: its key
+    computed from the identity, its artifact folder emptied and laid out, its config saved."""
+    import uuid
+
+    from clawmark.results import AttemptRow
+
+    probe = AttemptRow(status="infra_error", **fields)  # computes the cell key from the identity
+    layout = store.layout(sweep_id, probe.cell_key)
+    layout.clear()
+    layout.ensure()
+    return layout, uuid.uuid4().hex[:16], layout.write_config(saved_config)
