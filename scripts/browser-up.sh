@@ -9,7 +9,7 @@ die() { say "ERROR: $*"; exit 1; }
 
 browser="${CLAWMARK_CHROMIUM:-/usr/bin/chromium}"
 if [ -x "$browser" ]; then
-  say "chromium present ($("$browser" --version 2>/dev/null | head -1))"
+  say "chromium present ($("$browser" --version 2>/dev/null))"
   exit 0
 fi
 [ "$(id -u)" = 0 ] || die "$browser is missing and installing Debian's chromium needs root"
@@ -20,4 +20,4 @@ apt-get -o DPkg::Lock::Timeout=600 update -qq || die "apt-get update failed (is 
 apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium fonts-noto-cjk >/dev/null \
   || die "apt-get install chromium failed"
 [ -x "$browser" ] || die "chromium installed but $browser is not executable"
-say "chromium installed ($("$browser" --version 2>/dev/null | head -1))"
+say "chromium installed ($("$browser" --version 2>/dev/null))"

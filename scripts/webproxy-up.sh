@@ -6,9 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=.venv-webproxy
 VERSION=11.0.2
-if [ -x "$VENV/bin/mitmdump" ] && "$VENV/bin/mitmdump" --version 2>/dev/null | grep -q "Mitmproxy: $VERSION"; then
+if [ -x "$VENV/bin/mitmdump" ] && [[ "$("$VENV/bin/mitmdump" --version 2>/dev/null)" == *"Mitmproxy: $VERSION"* ]]; then
   exit 0
 fi
 python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check "mitmproxy==$VERSION"
-"$VENV/bin/mitmdump" --version | head -1
+# mitmdump dies of SIGPIPE if a reader closes early (head -1), and pipefail turns that into a failure.
+version_line=$("$VENV/bin/mitmdump" --version)
+echo "${version_line%%$'\n'*}"
