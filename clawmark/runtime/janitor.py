@@ -1,5 +1,10 @@
 """Remove leaked sandboxes: containers labelled clawmark.managed whose owner process died
-(hard kill, OOM of the runner) or that are older than a bound."""
+(hard kill, OOM of the runner) or that are older than a bound.
+
+`reap_sweep` is what a sweep runs on start: the containers an earlier, killed run of the same
+sweep left behind (labelled with the sweep by `owner.container_labels`), whatever cell or stage
+they were in. Containers of a live run on this host, or of runs on other hosts, are kept.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +37,11 @@ def reap(older_than_s: float | None = None, label_selector: dict[str, str] | str
             if "already in progress" not in str(exc):
                 raise
     return removed
+
+
+def reap_sweep(sweep_id: str, client=None) -> list[str]:
+    """Remove containers of `sweep_id` whose owner process on this host is gone; their ids."""
+    return reap(older_than_s=None, label_selector={owner.SWEEP_LABEL: sweep_id}, client=client)
 
 
 def _is_leaked(labels: dict[str, str], older_than_s: float | None) -> bool:
