@@ -241,7 +241,7 @@ def _teardown_leftovers() -> None:
 
 
 def _run_kwargs(config: SandboxConfig, client) -> dict:
-    labels = {**config.labels, **owner.owner_labels()}
+    labels = owner.container_labels(config.labels)  # sweep, cell and attempt of the open scope, then owner
     hosts = dict(config.extra_hosts)
     kwargs: dict = {}
     if config.network == "gateway":
