@@ -39,13 +39,17 @@ def run_cleanup(layout: Any, step: str, action: Any) -> None:
 
 def open_cell(store: Any, sweep_id: str, fields: dict[str, Any], saved_config: Any) -> tuple[Any, str, str]:
     """(layout, attempt id, config hash) of a fresh attempt of the cell `fields` names: its key
-    computed from the identity, its artifact folder emptied and laid out, its config saved."""
+    computed from the identity, its artifact folder emptied and laid out, its config saved; the
+    containers the attempt creates in this context are labelled with its sweep, cell and attempt."""
     import uuid
 
     from clawmark.results import AttemptRow
+    from clawmark.runtime.owner import open_scope
 
     probe = AttemptRow(status="infra_error", **fields)  # computes the cell key from the identity
+    attempt_id = uuid.uuid4().hex[:16]
+    open_scope(sweep_id, probe.cell_key, attempt_id)  # every container from here on carries sweep, cell, attempt
     layout = store.layout(sweep_id, probe.cell_key)
     layout.clear()
     layout.ensure()
-    return layout, uuid.uuid4().hex[:16], layout.write_config(saved_config)
+    return layout, attempt_id, layout.write_config(saved_config)

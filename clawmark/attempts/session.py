@@ -7,6 +7,7 @@ whatever the claw's exit code says) is an infra error too; anything else the cla
 
 from __future__ import annotations
 
+import contextvars
 import json
 import threading
 from collections.abc import Callable
@@ -141,7 +142,8 @@ def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = exc
 
-    thread = threading.Thread(target=target, name="claw-turn", daemon=True)
+    # In a copy of this context: containers the claw starts carry the attempt's sweep/cell labels
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(target,), name="claw-turn", daemon=True)
     thread.start()
     thread.join(deadline_s)
     if thread.is_alive():
