@@ -3,7 +3,8 @@
 Step choice is stateless, so concurrent attempts and resumed ones replay identically:
 triggers (steps with `match`) are tried first, in file order, against the latest user or tool
 message; otherwise the k-th script step (no `match`) answers a request holding k assistant
-messages."""
+messages. Like a real model, one cassette can serve claws with different tools: the first
+`variants` entry whose `offers` the request's tools include plays its own steps instead."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from clawmark.settings import TASKS_CATALOG
 
@@ -60,25 +61,52 @@ class Step(BaseModel):
     finish_reason: str | None = None
 
 
+class Variant(BaseModel, extra="forbid"):
+    """The steps played to a claw that offers these tools (its tool set differs from the default's)."""
+
+    offers: list[str] = Field(min_length=1, description="Tool names the request must all offer.")
+    steps: list[Step] = Field(min_length=1)
+
+
 class Cassette(BaseModel):
     name: str = ""
     description: str = ""
     steps: list[Step] = Field(min_length=1)
+    variants: list[Variant] = Field(default_factory=list, description="Tried in order before `steps`.")
+    price: Any = Field(None, description="USD per million tokens, as in a price file; default: the scripted price.")
 
-    def choose(self, messages: list[dict]) -> tuple[int, Step]:
-        """The step answering `messages`, and its index; CassetteError when none does."""
+    @field_validator("price")
+    @classmethod
+    def _price(cls, value: Any) -> Any:
+        from clawmark.gateway.prices import Price  # noqa: PLC0415 - prices imports this module
+
+        return None if value is None else Price.model_validate(value)
+
+    def steps_for(self, tools: list[str] | None) -> list[Step]:
+        """The steps played to a request offering `tools` (names)."""
+        offered = set(tools or ())
+        return next((v.steps for v in self.variants if offered.issuperset(v.offers)), self.steps)
+
+    def choose(self, messages: list[dict], tools: list[str] | None = None) -> tuple[int, Step]:
+        """The step answering `messages` (offering `tools`), and its index; CassetteError when none does."""
         turn = sum(1 for m in messages if m.get("role") == "assistant")
         latest = latest_prompt_text(messages)
-        for index, step in enumerate(self.steps):
+        steps = self.steps_for(tools)
+        for index, step in enumerate(steps):
             if step.match is not None and step.match in latest and step.turn in (None, turn):
                 return index, step
-        script = [(i, s) for i, s in enumerate(self.steps) if s.match is None]
+        script = [(i, s) for i, s in enumerate(steps) if s.match is None]
         if turn < len(script):
             return script[turn]
         raise CassetteError(
             f"cassette {self.name!r} has no step for a request with {turn} assistant messages "
             f"(script has {len(script)} steps, no trigger matched the latest message {latest[:80]!r})"
         )
+
+
+def offered_tools(tools: list | None) -> list[str]:
+    """Names of the tools an OpenAI chat request offers."""
+    return [str((t.get("function") or {}).get("name", t.get("name", ""))) for t in tools or () if isinstance(t, dict)]
 
 
 def latest_prompt_text(messages: list[dict]) -> str:

@@ -1,5 +1,6 @@
-"""Prices per model: user YAML overrides, then illustrative prices for scripted models, then
-litellm's bundled (local, never downloaded) price map. Unknown price -> NaN and one warning.
+"""Prices per model: user YAML overrides, then illustrative prices for scripted models (the
+cassette's own `price`, else SCRIPTED_PRICE), then litellm's bundled (local, never downloaded)
+price map. Unknown price -> NaN and one warning.
 
 Override file (`CLAWMARK_PRICES`), dollars per million tokens; keys are model strings or
 fnmatch patterns (`openai/*`)::
@@ -19,7 +20,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError
 
-from clawmark.gateway.cassettes import is_scripted
+from clawmark.gateway.cassettes import SCRIPTED_PREFIX, is_scripted
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,16 @@ def load_price_file(path: Path) -> dict[str, Price]:
         return {str(name): Price.model_validate(spec) for name, spec in models.items()}
     except ValidationError as exc:
         raise PriceFileError(f"{path}: field 'models': {exc.errors()[0]['msg']} (expected input/output per Mtok)") from exc
+
+
+def _cassette_price(model: str) -> Price | None:
+    """The price a cassette declares for the model it plays (e.g. a cheap and a dear demo model)."""
+    from clawmark.gateway.cassettes import CassetteError, get_cassette  # noqa: PLC0415
+
+    try:
+        return get_cassette(model.removeprefix(SCRIPTED_PREFIX)).price
+    except CassetteError:  # a `{task_id}` family or a cassette written later: the scripted price
+        return None
 
 
 def _from_litellm(model: str) -> Price | None:
@@ -103,7 +114,7 @@ class PriceTable:
             if fnmatch.fnmatchcase(model, pattern):
                 return price
         if is_scripted(model):
-            return SCRIPTED_PRICE
+            return _cassette_price(model) or SCRIPTED_PRICE
         return _from_litellm(model)
 
     def cost(self, model: str, *, input_tokens: int, cached_tokens: int = 0,

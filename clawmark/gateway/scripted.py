@@ -16,7 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from clawmark.gateway.cassettes import (SCRIPTED_PREFIX, CassetteError, Step, cassette_models, content_text,
-                                        get_cassette, model_list)
+                                        get_cassette, model_list, offered_tools)
 from clawmark.gateway.serving import BackgroundServer
 
 STREAM_PIECE_CHARS = 24
@@ -93,7 +93,7 @@ def create_scripted_app() -> FastAPI:
         body = await request.json()
         messages = body.get("messages") or []
         try:
-            index, step = get_cassette(str(body.get("model", ""))).choose(messages)
+            index, step = get_cassette(str(body.get("model", ""))).choose(messages, offered_tools(body.get("tools")))
         except CassetteError as exc:
             return _error(400, str(exc))
         if step.latency_s:
