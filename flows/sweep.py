@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
@@ -12,7 +11,9 @@ from prefect.utilities.annotations import quote
 from analysis.pareto import cost_accuracy
 from blocks.use import use_blocks
 from clawmark.results import ResultStore
+from clawmark.results.location import open_store
 from clawmark.results.lease import SweepLease
+from clawmark.runtime.janitor import reap_sweep
 from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec, load_spec, plan_sweep
 from clawmark.sweeps.gateway import sweep_gateway
@@ -24,7 +25,8 @@ POLL_S = 0.2
 
 
 def _store(results_dir: str | None) -> ResultStore:
-    return ResultStore(Path(results_dir) if results_dir else settings().results_dir)
+    """A local folder or any pyarrow / fsspec filesystem URL (clawmark.results.location)."""
+    return open_store(results_dir or settings().results_dir)
 
 
 def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
@@ -81,6 +83,7 @@ def sweep(spec_file: str | None = None, spec: dict[str, Any] | None = None,
     pin_protocol(sweep_spec, store)
     with SweepLease(store, sweep_spec.sweep_id):  # a second run of this sweep is refused, not raced
         plan = plan_sweep(sweep_spec, store, force=force)
+        reap_sweep(sweep_spec.sweep_id)  # containers a killed earlier run of this sweep left behind
         clear_partial(store, sweep_spec.sweep_id)
         get_run_logger().info("sweep %s: %d cells, %d already committed, %d to run", sweep_spec.sweep_id,
                               len(plan.cells), len(plan.done), len(plan.pending))
