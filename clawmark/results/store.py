@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 from clawmark.results.compaction import compact_sweep, import_rows
 from clawmark.results.errors import BadFile, CorruptResults
+from clawmark import failpoint
 from clawmark.fsio import atomic_write_bytes
 from clawmark.results.layout import AttemptLayout, check_name, last_touched
 from clawmark.results.pinning import pin_config
@@ -98,6 +99,7 @@ class ResultStore:
         sink = io.BytesIO()
         pq.write_table(to_table([row]), sink, **SINGLE_ROW_OPTIONS)
         path = self.row_path(row.sweep_id, row.cell_key)
+        failpoint.reach("row-commit")  # CLAWMARK_FAILPOINT: the kill-safe resume test dies here
         self.publish(path, sink.getvalue())
         return path
 
