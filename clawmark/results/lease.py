@@ -5,7 +5,9 @@ cells twice. The coordinator (the process that plans the sweep and clears partia
 holds `<root>/sweeps/<sweep_id>/lease.json` and refreshes it every `heartbeat_s`; another run
 is refused while the lease is fresh. A lease whose holder is gone is taken over at once when the
 holder ran on this host (its pid is dead: a SIGKILLed sweep resumes immediately), else once its
-heartbeat is older than `ttl_s`. Workers that only run cells never take the lease.
+heartbeat is older than `ttl_s`. Workers that only run cells never take the sweep's lease; a
+cell run on a pool takes its cell's lease (`cell_lease`), so a resubmitted cell never runs beside
+a live earlier run of itself and the coordinator can tell a run whose worker died.
 """
 
 from __future__ import annotations
@@ -40,11 +42,30 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def is_live(lease: dict, ttl_s: float) -> bool:
+    """A lease's holder may still be working: its pid lives (same host) and it beat within `ttl_s`."""
+    if lease.get("host") == socket.gethostname() and not _alive(int(lease.get("pid", 0))):
+        return False
+    return time.time() - float(lease.get("heartbeat", 0)) < ttl_s
+
+
+def cell_lease_dir(store: ResultStore, sweep_id: str) -> str:
+    return f"{store.root}/sweeps/{check_name('sweep_id', sweep_id)}/running"
+
+
+def cell_lease(store: ResultStore, sweep_id: str, cell_key: str, *, ttl_s: float = 60.0,
+               heartbeat_s: float = 10.0) -> SweepLease:
+    """The lease one run of a cell holds while it runs (`sweeps/<id>/running/<cell>.json`)."""
+    path = f"{cell_lease_dir(store, sweep_id)}/{check_name('cell_key', cell_key)}.json"
+    return SweepLease(store, sweep_id, ttl_s=ttl_s, heartbeat_s=heartbeat_s, path=path)
+
+
 class SweepLease:
-    def __init__(self, store: ResultStore, sweep_id: str, *, ttl_s: float = 120.0, heartbeat_s: float = 20.0):
+    def __init__(self, store: ResultStore, sweep_id: str, *, ttl_s: float = 120.0, heartbeat_s: float = 20.0,
+                 path: str | None = None):
         self.store, self.sweep_id = store, check_name("sweep_id", sweep_id)
         self.ttl_s, self.heartbeat_s = ttl_s, heartbeat_s
-        self.path = f"{store.root}/sweeps/{sweep_id}/lease.json"
+        self.path = path or f"{store.root}/sweeps/{sweep_id}/lease.json"
         self.token = uuid.uuid4().hex
         self._stop = threading.Event()
         self._beat: threading.Thread | None = None
@@ -59,11 +80,7 @@ class SweepLease:
             return None  # a torn or unreadable lease protects nothing
 
     def _is_live(self, lease: dict) -> bool:
-        if lease.get("token") == self.token:
-            return False
-        if lease.get("host") == socket.gethostname() and not _alive(int(lease.get("pid", 0))):
-            return False
-        return time.time() - float(lease.get("heartbeat", 0)) < self.ttl_s
+        return lease.get("token") != self.token and is_live(lease, self.ttl_s)
 
     def _write(self, started: float) -> None:
         lease = {"token": self.token, "host": socket.gethostname(), "pid": os.getpid(), "started": started,

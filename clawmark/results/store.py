@@ -10,7 +10,9 @@ Writing the same cell again replaces its file, so a resume or a forced rerun nev
 row. Writers publish through a hidden temp file + rename; readers list only visible
 `*.parquet` names, so a crash mid-write leaves a stray `.tmp` that nobody reads. `root` may be
 a local path or any URI `pyarrow.fs.FileSystem.from_uri` understands (s3://, gs://, ...); on
-object stores a single PUT is already atomic, and the artifact folders stay on local disk.
+object stores a single PUT is already atomic. A remote store stages artifact folders on local
+disk and uploads a cell's folder at commit, just before its row (`location.open_store` builds a
+store from any URL, fsspec ones included).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class ResultStore:
             raise ValueError(f"store {text}: a remote store needs a local artifacts_root")
         self.artifacts_root = Path(artifacts_root or Path(self.root) / CELLS_DIR)
         self.fsync = fsync
+        self.location = text if not self.is_local else self.root  # what another process opens it by
         self._key_cache: dict[str, tuple[tuple, frozenset[str]]] = {}
 
     # -- paths ---------------------------------------------------------------------------
@@ -96,12 +99,25 @@ class ResultStore:
         layout = self.layout(row.sweep_id, row.cell_key)
         if layout.dir.is_dir():
             atomic_write_bytes(layout.row_json, row.model_dump_json(indent=2).encode(), fsync=self.fsync)
+            if not self.is_local:
+                self.upload_artifacts(layout)
         sink = io.BytesIO()
         pq.write_table(to_table([row]), sink, **SINGLE_ROW_OPTIONS)
         path = self.row_path(row.sweep_id, row.cell_key)
         failpoint.reach("row-commit")  # CLAWMARK_FAILPOINT: the kill-safe resume test dies here
         self.publish(path, sink.getvalue())
         return path
+
+    def remote_cell_dir(self, sweep_id: str, cell_key: str) -> str:
+        return f"{self.root}/{CELLS_DIR}/{check_name('sweep_id', sweep_id)}/{check_name('cell_key', cell_key)}"
+
+    def upload_artifacts(self, layout: AttemptLayout) -> None:
+        """Copy a staged artifact folder to the remote store (replacing an earlier upload)."""
+        target = self.remote_cell_dir(layout.sweep_id, layout.cell_key)
+        self.fs.delete_dir_contents(target, missing_dir_ok=True)
+        self.fs.create_dir(target, recursive=True)
+        pafs.copy_files(str(layout.dir), target, source_filesystem=pafs.LocalFileSystem(),
+                        destination_filesystem=self.fs)
 
     def publish(self, path: str, data: bytes) -> None:
         """All-or-nothing file write: temp + rename locally, one PUT on object stores."""
