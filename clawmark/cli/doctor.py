@@ -107,8 +107,11 @@ def _free_space(label: str, path: Path) -> Check:
 
 
 def _prefect_check() -> Check:
-    home = Path(os.environ.get("PREFECT_HOME", Path.home() / ".prefect")).expanduser()
-    api = os.environ.get("PREFECT_API_URL") or "none (temporary local server per process)"
+    # Prefect's own resolution (environment, then the active profile), not a guess at it.
+    from prefect.settings import PREFECT_API_URL, PREFECT_HOME
+
+    home = Path(PREFECT_HOME.value()).expanduser()
+    api = PREFECT_API_URL.value() or "none (temporary local server per process)"
     writable = os.access(next(p for p in [home, *home.parents] if p.exists()), os.W_OK)
     return Check("prefect home", writable, f"{home} ({'writable' if writable else 'NOT writable'}); API: {api}")
 
