@@ -4,19 +4,25 @@
 The image's `clawmark-desktop-start` brings up Xvfb :99 (1440x900), openbox + tint2, x11vnc
 and noVNC (and Chromium with CDP on 127.0.0.1:9222 when asked) as detached processes of the
 executor user, and returns once each answers. A task that is not headed never pays for it:
-nothing here runs unless `wants_desktop(task)`.
+nothing here runs unless `wants_desktop(task)` (`headed: true`, or `auto` with a GUI need).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from clawmark.catalog.errors import CatalogError
 from clawmark.taskenv.errors import TaskEnvError
 
 DESKTOP_RECIPE = "desktop"
+GUI_FIELD = "gui"
+# Skills that drive the display or the desktop's browser: ours (tasks_catalog/base_skills) and upstream's.
+GUI_SKILLS = frozenset({"desktop-control", "browser-control", "linux-gui-control", "agent-browser-control"})
+GUI_SERVICE = re.compile(r"(?i)(^|[-_.])(gui|desktop|x11|vnc)([-_.]|$)")
 DISPLAY = ":99"
 NOVNC_PORT = 6080
 CDP_PORT = 9222
@@ -52,8 +58,30 @@ class Desktop(BaseModel):
 
 
 def wants_desktop(task) -> bool:
-    """Headed only when the task says `headed: true` (upstream's `auto` declares no GUI need)."""
-    return task.spec.headed is True
+    """`headed: true` always, `false` never, `auto` when the task declares a GUI need."""
+    headed = task.spec.headed
+    return headed is True or (headed == "auto" and gui_need(task) is not None)
+
+
+def gui_need(task) -> str | None:
+    """What in the task asks for a display, or None. Upstream's runtime always has one, and its
+    format has no field for it, so the need is read off what a task does declare: clawmark's own
+    `gui: true|false` (wins), a screen recording, a skill that drives the GUI or the browser, or a
+    service whose name sets up a GUI app (`libreoffice-gui-setup`, the way upstream's GUI tasks
+    name theirs)."""
+    spec = task.spec
+    declared = (spec.model_extra or {}).get(GUI_FIELD)
+    if declared is not None:
+        if not isinstance(declared, bool):
+            raise CatalogError(task.task_file, GUI_FIELD, "true or false (does the task need the desktop?)")
+        return f"{GUI_FIELD}: true" if declared else None
+    if spec.recording != "none":
+        return f"recording: {spec.recording}"
+    skills = sorted({name.removeprefix("skills/").strip("/") for name in spec.skills} & GUI_SKILLS)
+    if skills:
+        return f"skill {skills[0]}"
+    named = [s.name for s in spec.services if GUI_SERVICE.search(s.name)]
+    return f"service {named[0]}" if named else None
 
 
 def start_desktop(sandbox, browser: bool = False, timeout_s: float = 120) -> Desktop:
