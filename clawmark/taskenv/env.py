@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from clawmark.catalog.errors import CatalogError
 from clawmark.fsio import atomic_write_text
@@ -26,8 +28,12 @@ class TaskEnv:
     container never outlives the `with` block.
     """
 
-    def __init__(self, task, config: TaskEnvConfig | None = None, logs_dir: Path | None = None) -> None:
-        self.task, self.config = task, config or TaskEnvConfig()
+    def __init__(self, task, config: TaskEnvConfig | None = None, logs_dir: Path | None = None,
+                 on_layout: Sequence[Callable[[Any], Any]] = ()) -> None:
+        """`on_layout` hooks get the sandbox once the layout and the executor user exist, before
+        anything of the package is injected or started (the web proxy installs its CA there, so
+        services, pre-turn setup and every turn already trust it)."""
+        self.task, self.config, self.on_layout = task, config or TaskEnvConfig(), tuple(on_layout)
         self.logs_dir = Path(logs_dir) if logs_dir else Path(tempfile.mkdtemp(prefix="clawmark-taskenv-"))
         self.sandbox = None
         self.skipped_links: list[str] = []
@@ -81,6 +87,8 @@ class TaskEnv:
         sandbox, task, config = self.sandbox, self.task, self.config
         uid, gid = config.uid_gid
         _as_root(sandbox, ["bash", "-c", PREPARE_SCRIPT, "prepare", str(uid), str(gid)], "prepare the task layout")
+        for hook in self.on_layout:
+            hook(sandbox)
         injected = {
             "sources": inject_sources(sandbox, task, config.snapshot, config.uid_gid),
             "skills": inject_skills(sandbox, task, config.base_skills),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 from clawmark.webproxy.archive import archive_digest
@@ -20,8 +21,8 @@ class ProxiedTaskEnv:
     snapshot_results): the attempt runner uses it in place of TaskEnv when its sweep names a
     web mode. Use network_policy `none` (the proxy is then the only way out) or `full`
     (clients that ignore proxy variables bypass it); `registries-only` has its own proxy and
-    is refused. The CA is installed after services start, so services reach only plain HTTP
-    and the pass-through registries."""
+    is refused. The CA is installed as soon as the container's layout exists, before services
+    start, so services, the claw and its tools all trust it."""
 
     def __init__(self, task, env_config, logs_dir: Path, web: WebProxyConfig, web_dir: Path) -> None:
         if env_config.network_policy == "registries-only":
@@ -37,10 +38,9 @@ class ProxiedTaskEnv:
         self.proxy.__enter__()
         try:
             config = self.env_config.model_copy(update={"env": {**self.env_config.env, **self.proxy.container_env()}})
-            self.inner = TaskEnv(self.task, config, self.logs_dir)
-            sandbox = self.inner.__enter__()
-            self.proxy.install_trust(sandbox, config.executor_user)
-            return sandbox
+            trust = partial(self.proxy.install_trust, executor_user=config.executor_user)
+            self.inner = TaskEnv(self.task, config, self.logs_dir, on_layout=[trust])  # CA before services
+            return self.inner.__enter__()
         except BaseException:
             self.__exit__(None, None, None)
             raise

@@ -68,3 +68,33 @@ def test_https_is_recorded_for_every_client_and_replayed_to_chromium(desktop_ima
                                [_clients(page)[3], f"curl -s -o /dev/null -w '%{{http_code}}' {base}/other.html"])
     assert replayed == [V1_TEXT, "502"]
     assert stats.hits >= 1 and f"GET {base}/other.html" in stats.miss_urls
+
+
+def test_services_and_the_executor_trust_the_proxys_ca_from_the_start(live_site, mitmdump, tmp_path):
+    """The CA goes in before anything of the task runs: a oneshot service fetches an HTTPS page
+    through the proxy (curl, system bundle) and a background one with Python's requests; the
+    executor then reads what they saw and fetches it itself."""
+    from clawmark.runtime.images import ensure_image
+    from clawmark.taskenv.config import WORKSTATION_RECIPE
+
+    cert, key = self_signed(live_site.ip)
+    (tmp_path / "site-ca.pem").write_bytes(cert)
+    page = f"{live_site.serve_https(cert, key)}/index.html"
+    results = "/tmp_workspace/results"
+    services = [
+        {"name": "fetch-curl", "path": "fetch", "oneshot": True,
+         "start": f"curl -sS {page} > {results}/curl.txt 2>&1 || echo exit $? >> {results}/curl.txt"},
+        {"name": "fetch-python", "path": "fetch", "oneshot": True,
+         "start": f"python3 -c \"import requests; print(requests.get('{page}').text.strip())\" > {results}/py.txt 2>&1; true"},
+    ]
+    task = load_task(make_package(tmp_path, "web_ca_first", services=services, files={"services/fetch/README": "x\n"}))
+    web = WebProxyConfig(mode="record", archive_root=tmp_path / "archives", confdir=tmp_path / "ca",
+                         mitmdump=mitmdump, upstream_ca=tmp_path / "site-ca.pem")
+    config = TaskEnvConfig(image=ensure_image(WORKSTATION_RECIPE), network_policy="none",
+                           labels={"clawmark.test": "webproxy"})
+    with web_task_env(task, config, tmp_path / "logs", web, tmp_path / "web") as (_, sandbox, proxy):
+        saw = [sandbox.exec(f"cat {results}/{name}", timeout_s=30).stdout.strip() for name in ("curl.txt", "py.txt")]
+        executor = sandbox.exec(f"curl -sS {page}", timeout_s=60).stdout.strip()
+    assert saw == [V1, V1]  # both services fetched HTTPS through the proxy, trusting its CA
+    assert executor == V1
+    assert proxy.stats().recorded >= 1
