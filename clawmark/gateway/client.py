@@ -91,7 +91,9 @@ class _Call:
     def next_delay(self, exc: Exception) -> float:
         """Delay before the next try, or raise the typed error (recorded) when retrying cannot help."""
         err = to_model_error(exc)
-        if not err.retryable or self.retries >= self.config.max_retries:
+        # A Retry-After past our longest wait: retrying sooner is refused again, so give up now.
+        too_long = (err.retry_after_s or 0.0) > self.config.backoff_max_s
+        if not err.retryable or too_long or self.retries >= self.config.max_retries:
             self.record(None, err)
             raise err from exc
         self.retries += 1

@@ -70,7 +70,8 @@ def _retry_after(exc: Exception) -> float | None:
 
 
 def backoff_delay(retry: int, retry_after_s: float | None, *, base_s: float, max_s: float) -> float:
-    """Exponential backoff with equal jitter; a Retry-After from the upstream is a floor."""
+    """Exponential backoff with equal jitter; a Retry-After from the upstream is a floor (the
+    client gives up instead when it is past `max_s`, rather than retry before it)."""
     ceiling = min(max_s, base_s * 2 ** (retry - 1))
     delay = ceiling / 2 + random.uniform(0, ceiling / 2)
     return min(max(delay, retry_after_s or 0.0), max_s)
