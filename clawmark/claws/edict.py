@@ -57,16 +57,19 @@ class EdictClaw(OpenClawClaw):
     usage_report = "openclaw --json of every role turn, summed"
 
     def __init__(self, config: dict[str, Any] | None = None):
+        from clawmark.runtime.recipes import tree_digest
+
         super().__init__(config)
         self.setup: EdictSetup = load_edict(self.config.config_dir)  # bad input fails here, before any run
+        self.config_digest = tree_digest(self.setup.folder)[:12]
+        # The exact version: OpenClaw's release and the court's content (rows and `claws list` show it).
+        self.version = f"{OPENCLAW_VERSION}+edict.{self.config_digest}"  # type: ignore[misc]
         self.sessions: list[tuple[str, str]] = []
         self.stopped = threading.Event()  # set at the host deadline: the dispatch ends at its next step
 
     def settings(self) -> dict[str, Any]:
         """The directory counts by its content, not by where it sits on this host."""
-        from clawmark.runtime.recipes import tree_digest
-
-        settings = {**super().settings(), "config_digest": tree_digest(self.setup.folder)[:12]}
+        settings = {**super().settings(), "config_digest": self.config_digest}
         settings["config_dir"] = self.setup.folder.name
         return settings
 

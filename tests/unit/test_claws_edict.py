@@ -124,3 +124,15 @@ def test_a_ping_pong_court_ends_at_the_dispatch_limit(tmp_path):
                          "shangshu": {"Assigned": "Zhongshu"}}, max_dispatches=4)
     result = Dispatch(court, _ctx(tmp_path), 0, 600).run("fix it")
     assert (result.finish_reason, result.exit_status, len(court.turns)) == ("limit", "dispatch_limit", 5)
+
+
+def test_the_version_names_openclaw_and_the_courts_content(tmp_path):
+    from clawmark.claws import get_claw
+
+    (tmp_path / "a").mkdir()
+    ours = get_claw("edict")
+    public = get_claw("edict", {"config_dir": str(_public_layout(tmp_path / "a"))})
+    assert ours.version.startswith("2026.9.6+edict.") and ours.version != public.version
+    (tmp_path / "a" / "agents" / "taizi" / "SOUL.md").write_text("# taizi, edited\n")
+    edited = get_claw("edict", {"config_dir": str(tmp_path / "a")})
+    assert edited.version != public.version and edited.settings()["version"] == edited.version
