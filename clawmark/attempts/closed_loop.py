@@ -102,16 +102,17 @@ def run_closed_loop_attempt(
 def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
                     config: ClosedLoopAttemptConfig, models: dict[str, str]) -> dict[str, Any]:
     from clawmark.taskenv.headed import task_image_ref
-    from clawmark.webproxy.session import web_task_hash
+    from clawmark.taskenv.inject import skills_identity
+    from clawmark.webproxy.session import web_identity, web_task_hash
 
     claw_image = claw_image_ref(claw)
     image = {"image": claw_image} if claw_image else {}  # a claw's image layer is part of the claw
     judges = {"roles": {k: v for k, v in models.items() if k != "executor"}, "snapshot": config.snapshot,
               "task_image": task_image_ref(task, config.image) or _workstation_ref(),
-              "network_policy": config.network_policy, "base_skills": sorted(p.name for p in config.base_skills),
+              "network_policy": config.network_policy, "base_skills": skills_identity(config.base_skills),
               "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
               "total_timeout_s": config.total_timeout_s,
-              **({"web_mode": config.web.mode} if config.web else {})}  # absent = no proxy: old keys hold
+              **web_identity(config.web)}  # absent = no proxy: old keys hold
     return {
         "sweep_id": sweep_id,
         "track": Track.CLOSED_LOOP,

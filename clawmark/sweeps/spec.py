@@ -3,24 +3,89 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
 from clawmark.attempts.patch import CREDENTIAL_ERROR, PatchAttemptConfig
 from clawmark.catalog.errors import CatalogError, from_validation
 from clawmark.settings import TASKS_CATALOG
+from clawmark.webproxy.config import IRREVERSIBLE_RULES, BlockRule, WebProxyConfig
+
+
+BASE_SKILLS_DIR = TASKS_CATALOG / "base_skills"
+SweepWebMode = Literal["off", "live", "record", "replay", "replay-or-live"]
+
+
+class SweepWeb(BaseModel, extra="forbid", hide_input_in_errors=True):
+    """The web of every closed-loop cell (clawmark/webproxy): the proxy's mode, where the
+    per-task archives live, and the requests it refuses in every mode."""
+
+    mode: SweepWebMode = Field(description="off: no proxy; live: forward (rules apply); record: save every "
+                               "exchange; replay: serve only the archive; replay-or-live: misses go live.")
+    archive: Path | None = Field(None, description="Folder of the per-task archives (<archive>/<task_id>/); "
+                                 "relative to the sweep file; default $CLAWMARK_HOME/web_archives.")
+    irreversible: bool = Field(True, description="Also block the starting set of checkout / booking / payment "
+                               "/ send endpoints (clawmark.webproxy.IRREVERSIBLE_RULES).")
+    block: list[BlockRule] = Field(default_factory=list, description="More rules: {id, methods, url regex}.")
+
+    def proxy_config(self) -> WebProxyConfig | None:
+        if self.mode == "off":
+            return None
+        rules = [*(IRREVERSIBLE_RULES if self.irreversible else []), *self.block]
+        return WebProxyConfig(mode=self.mode, archive_root=self.archive, block=rules)
 
 
 class ClosedLoopPart(BaseModel, extra="forbid", hide_input_in_errors=True):
-    """The closed-loop cells of a sweep: task packages × the sweep's claws that run closed-loop."""
+    """The closed-loop cells of a sweep: task packages × the sweep's claws that run closed-loop.
+    `web` and `base_skills` are part of the protocol: they land in `attempt` (and so in every
+    cell key), where giving them twice is an error."""
 
     tasks_dir: Path = Field(TASKS_CATALOG / "closed_loop", description="A task tree (either layout).")
     suite: str | None = Field(None, description="Suite name in tasks_catalog/suites; None = every task of the tree.")
     tasks: list[str] = Field(default_factory=list, description="Explicit task ids; override `suite`.")
     claws: list[str] | None = Field(None, description="Claws for these cells; default: the sweep's claws that run closed-loop.")
+    web: SweepWeb | None = Field(None, description="The web proxy in front of every task container; none = no proxy.")
+    base_skills: list[str] = Field(default_factory=list, description="Skills installed in every task container: "
+                                   "names in tasks_catalog/base_skills, or skill folders (relative to the sweep file).")
     attempt: ClosedLoopAttemptConfig = Field(default_factory=ClosedLoopAttemptConfig, description="The fixed protocol.")
+
+    @field_validator("base_skills")
+    @classmethod
+    def _skills_exist(cls, entries: list[str]) -> list[str]:
+        for entry in entries:
+            _skill_folder(entry)
+        return entries
+
+    @model_validator(mode="after")
+    def _into_the_protocol(self) -> "ClosedLoopPart":
+        # A spec that went through model_dump and back already holds them in `attempt`: same is fine.
+        update = {}
+        if self.web is not None:
+            web = self.web.proxy_config()
+            if self.attempt.web not in (None, web):
+                raise ValueError("give the web proxy once: closed_loop.web or closed_loop.attempt.web")
+            if web is not None and self.attempt.network_policy == "registries-only":
+                raise ValueError("web proxy with network_policy none or full (registries-only has its own proxy)")
+            update["web"] = web
+        if self.base_skills:
+            folders = [_skill_folder(entry) for entry in self.base_skills]
+            if self.attempt.base_skills not in ([], folders):
+                raise ValueError("give base skills once: closed_loop.base_skills or closed_loop.attempt.base_skills")
+            update["base_skills"] = folders
+        if update:
+            self.attempt = self.attempt.model_copy(update=update)
+        return self
+
+
+def _skill_folder(entry: str) -> Path:
+    folder = Path(entry) if ("/" in entry or entry.startswith(".")) else BASE_SKILLS_DIR / entry
+    if not (folder / "SKILL.md").is_file():
+        known = ", ".join(sorted(p.name for p in BASE_SKILLS_DIR.iterdir() if (p / "SKILL.md").is_file()))
+        raise ValueError(f"a base skill name ({known}) or a folder holding SKILL.md, not {entry!r}")
+    return folder.resolve()
 
 
 class SweepSpec(BaseModel, extra="forbid", hide_input_in_errors=True):
@@ -59,9 +124,8 @@ def load_spec(path: str | Path) -> SweepSpec:
         raise CatalogError(path, "<root>", "a mapping of sweep fields")
     if raw.get("instances") and not Path(str(raw["instances"])).is_absolute():
         raw["instances"] = str(path.parent / str(raw["instances"]))
-    closed = raw.get("closed_loop")
-    if isinstance(closed, dict) and closed.get("tasks_dir") and not Path(str(closed["tasks_dir"])).is_absolute():
-        raw["closed_loop"] = {**closed, "tasks_dir": str(path.parent / str(closed["tasks_dir"]))}
+    if isinstance(raw.get("closed_loop"), dict):
+        raw["closed_loop"] = _closed_loop_paths(raw["closed_loop"], path.parent)
     try:
         return SweepSpec.model_validate(raw)
     except ValidationError as err:
@@ -69,3 +133,19 @@ def load_spec(path: str | Path) -> SweepSpec:
         if first["type"] == CREDENTIAL_ERROR:  # say where, never echo the value
             raise CatalogError(path, ".".join(str(p) for p in first["loc"]), first["msg"]) from None
         raise from_validation(path, err) from err
+
+
+def _closed_loop_paths(closed: dict, base: Path) -> dict:
+    """tasks_dir, web.archive and base-skill folders (not bare names) relative to the sweep file."""
+    def anchored(value) -> str:
+        return str(value) if Path(str(value)).is_absolute() else str(base / str(value))
+
+    closed = dict(closed)
+    if closed.get("tasks_dir"):
+        closed["tasks_dir"] = anchored(closed["tasks_dir"])
+    if isinstance(closed.get("web"), dict) and closed["web"].get("archive"):
+        closed["web"] = {**closed["web"], "archive": anchored(closed["web"]["archive"])}
+    if isinstance(closed.get("base_skills"), list):
+        closed["base_skills"] = [anchored(e) if isinstance(e, str) and ("/" in e or e.startswith(".")) else e
+                                 for e in closed["base_skills"]]
+    return closed

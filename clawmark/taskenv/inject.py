@@ -45,3 +45,16 @@ def inject_services(sandbox, task) -> dict[str, str]:
     if files:
         sandbox.copy_files_in(files, SERVICES_DIR, ROOT)
     return where
+
+
+def skills_identity(base_skills: list[Path]) -> list[str]:
+    """`name@digest` of each base skill folder, for the cell key: an edited skill re-keys its cells."""
+    import hashlib
+
+    out = []
+    for folder in base_skills:
+        digest = hashlib.sha256()
+        for rel, path in folder_files(Path(folder), []).items():
+            digest.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        out.append(f"{Path(folder).name}@{digest.hexdigest()[:12]}")
+    return sorted(out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -72,6 +73,19 @@ def web_task_hash(task, web: WebProxyConfig | None) -> str:
         return base
     digest = hashlib.sha256(f"{base}\0{archive_digest(web.archive_dir(task.task_id))}".encode())
     return digest.hexdigest()[:16]
+
+
+def web_identity(web: WebProxyConfig | None) -> dict[str, str]:
+    """What of the web proxy belongs to the cell key: its mode and, when there are any, a digest
+    of the sweep's block rules (a task's own rules are in its package, so in its hash). Empty
+    when there is no proxy, so cells without one keep their keys."""
+    if web is None:
+        return {}
+    identity = {"web_mode": web.mode}
+    if web.block:
+        rules = json.dumps([rule.model_dump(mode="json") for rule in web.block], sort_keys=True)
+        identity["web_block"] = hashlib.sha256(rules.encode()).hexdigest()[:16]
+    return identity
 
 
 def row_web_counts(web_dir: Path) -> dict[str, int | None]:
