@@ -27,8 +27,9 @@ def build_cmd(
     console = make_console()
     try:
         recipes = discover()
-        wanted = [n for n, r in recipes.items() if not r.opt_in] if all_ or not names else names
-        for name in sorted(set(recipes) - set(wanted)):
+        every = all_ or not names
+        wanted = [n for n, r in recipes.items() if not r.opt_in] if every else names
+        for name in sorted(set(recipes) - set(wanted)) if every else ():  # named images: no notice about others
             console.print(f"[dim]{name}: opt-in recipe, built only when named (images/{name}/README.md)[/dim]")
         missing = [n for n in wanted if not images.image_present(images.image_ref(n))]
         if not missing:
