@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,19 @@ class ZeroClawClaw(ClawAdapter):
                                  f"command -v {shlex.quote(config.command[0])}", timeout_s=60)
         if probe.exit_code != 0:
             raise ClawError(f"{config.command[0]} is not in the container. {NEEDS_BINARY}")
+        self._check_version(ctx)
         ctx.sandbox.write_file(self._acp_script(ctx), ACP_SCRIPT.read_bytes())
+
+    def _check_version(self, ctx: ClawContext) -> None:
+        """A supplied binary may be any release; the row says 0.8.4, so nothing else runs. The
+        question is ``command`` with its subcommand (``acp``) replaced by ``--version``."""
+        config: Any = self.config
+        argv = [*config.command[:-1], "--version"]
+        probe = ctx.sandbox.exec(" ".join(shlex.quote(a) for a in argv), timeout_s=60)
+        reported = (probe.stdout or probe.stderr).strip()
+        if probe.exit_code != 0 or not re.search(rf"(?<![\d.]){re.escape(self.version)}(?![\d.])", reported):
+            raise ClawError(f"the supplied zeroclaw reports {reported[-200:]!r} (exit {probe.exit_code}); this "
+                            f"adapter is pinned to {self.version}: supply that release (images/claw-zeroclaw/README.md)")
 
     def _config_dir(self, ctx: ClawContext) -> str:
         return f"{ctx.claw_home}/zeroclaw"

@@ -75,3 +75,24 @@ def test_the_driver_script_writes_its_result_and_exit_code(tmp_path, gateway):
                            str(tmp_path / "out.json"), "--", sys.executable, str(STANDIN)],
                           env={**env, "PATH": "/usr/bin:/bin"}, timeout=120)
     assert done.returncode == 1 and json.loads((tmp_path / "out.json").read_text())["error"]["code"] == -32603
+
+
+@pytest.mark.parametrize(("reported", "runs"), [("zeroclaw 0.8.4", True), ("zeroclaw 0.8.45", False),
+                                                ("zeroclaw 0.9.0", False)])
+def test_a_supplied_binary_of_another_release_is_refused(tmp_path, reported, runs):
+    """The row records 0.8.4, so a binary answering another --version never gets a turn."""
+    from clawmark.claws import ClawError
+    from tests.unit.claws_host import HostExecutor
+
+    binary = tmp_path / "zeroclaw"
+    binary.write_text(f"#!/bin/sh\n[ \"$1\" = --version ] && echo '{reported}'\n")
+    binary.chmod(0o755)
+    claw = get_claw("zeroclaw", {"host_dir": str(tmp_path), "command": [str(binary), "acp"]})
+    ctx = ClawContext(attempt_id="zc-version", model=MODEL, host_dir=tmp_path / "claw", gateway_url="http://x",
+                      claw_home=str(tmp_path / "home"), sandbox=HostExecutor(tmp_path))
+    if runs:
+        claw.post_container_start(ctx)
+        assert (tmp_path / "home" / "acp.py").is_file()
+    else:
+        with pytest.raises(ClawError, match=f"reports '{reported}'.*pinned to 0.8.4"):
+            claw.post_container_start(ctx)
