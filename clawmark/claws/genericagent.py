@@ -7,13 +7,15 @@ the claw home and the claw runs that copy (``PYTHONPATH``), never touching the t
 
 Its headless entry point (``genericagent/agentmain.py``) is ``python -m genericagent.agentmain
 --task ID --llm_no 0``: it reads ``temp/ID/input.txt``, writes the round's reply to
-``temp/ID/output.txt`` ending with the marker ``[ROUND END]``, then waits up to 300 s for
+``temp/ID/output.txt`` ending with the marker ``[ROUND END]``, then waits for
 ``temp/ID/reply.txt``; a reply starts the next round in the same process (same conversation),
-whose output is ``output1.txt``, ``output2.txt``... (1.0.7 crashes on the second follow-up: its
-round counter becomes an int and ``int.isdigit`` fails, so a third turn is a claw error with
-the traceback in its log; not patched here). Turn 0 starts the process in the background;
-a follow-up writes ``reply.txt``; every turn waits for its round's marker. A follow-up sent after
-those 300 s finds the process gone and is an error (its history went with it). The model is an
+whose output is ``output1.txt``, ``output2.txt``... Its loop in 1.0.7 dies on the second
+follow-up (the round counter turns from ``''`` into an int, and ``int.isdigit`` raises) and gives
+up after 120 s without output or 300 s without a reply, so the adapter runs the same file
+protocol on GenericAgent's own agent class (:mod:`clawmark.claws.genericagent_rounds`, copied
+into the claw home). Turn 0 starts that process in the background; a follow-up writes
+``reply.txt``; every turn waits for its round's marker. A follow-up sent after ``reply_wait_s``
+finds the process gone and is an error (its history went with it). The model is an
 OpenAI-compatible ``native_oai_config`` (native tool calls) in ``~/.genericagent/mykey.json``.
 A failed model call becomes the round's reply text (``Error: HTTP 401 ...``), so the verdict is
 read from the output; the gateway ledger says the rest.
@@ -39,12 +41,15 @@ PYTHON = f"{VENV}/bin/python"
 ROUND_END = "[ROUND END]"
 TASK_ID = "clawmark"
 PLACEHOLDER_KEY = "clawmark-no-token"  # the gateway ignores it while it requires no token
+ROUNDS_SCRIPT = Path(__file__).with_name("genericagent_rounds.py")
 MODEL_ERROR = re.compile(r"Error: (HTTP \d{3}|Timeout|ConnectionError|ReadTimeout)")
 
 
 class GenericAgentConfig(ClawAdapter.Config):
     grace_s: float = Field(60.0, ge=0, description="Host deadline beyond the claw's wall-clock budget.")
     read_timeout_s: int = Field(300, ge=5, description="GenericAgent's read timeout of one model call.")
+    reply_wait_s: float = Field(3600.0, gt=0, description="How long the process waits for a follow-up "
+                                "(the judging between closed-loop turns); then it exits.")
 
 
 class GenericAgentClaw(ClawAdapter):
@@ -61,6 +66,9 @@ class GenericAgentClaw(ClawAdapter):
     def _pkg(self, ctx: ClawContext) -> str:
         return f"{ctx.claw_home}/pkg"
 
+    def _rounds_script(self, ctx: ClawContext) -> str:
+        return f"{ctx.claw_home}/{ROUNDS_SCRIPT.name}"
+
     def _task_dir(self, ctx: ClawContext) -> str:
         return f"{self._pkg(ctx)}/genericagent/temp/{TASK_ID}"
 
@@ -72,6 +80,7 @@ class GenericAgentClaw(ClawAdapter):
         probe = ctx.sandbox.exec(script, timeout_s=120)
         if probe.exit_code != 0:
             raise ClawError(f"genericagent could not be set up in the container: {(probe.stderr or probe.stdout)[-500:]}")
+        ctx.sandbox.write_file(self._rounds_script(ctx), ROUNDS_SCRIPT.read_bytes())
 
     def create_agent(self, ctx: ClawContext) -> None:
         config: Any = self.config
@@ -101,8 +110,9 @@ class GenericAgentClaw(ClawAdapter):
                           error=None if error is None else f"{error}: {(text or log)[-500:]}")
 
     def _start_command(self, ctx: ClawContext) -> str:
+        config: Any = self.config
         task_dir = self._task_dir(ctx)
-        run = f"{PYTHON} -m genericagent.agentmain --task {TASK_ID} --llm_no 0"
+        run = f"{PYTHON} {self._rounds_script(ctx)} {shlex.quote(task_dir)} {config.reply_wait_s:g} 0"
         return f"(nohup {run} > {ctx.claw_home}/agentmain.log 2>&1 & echo $! > {task_dir}/pid)"
 
     def _wait_command(self, task_dir: str, output: str) -> str:
@@ -143,7 +153,7 @@ class GenericAgentClaw(ClawAdapter):
         return sorted(p for p in target.rglob("*.txt") if p.stat().st_size > 0)
 
     def delete_agent(self, ctx: ClawContext) -> None:
-        """The process waits 300 s for a follow-up; end it with the attempt."""
+        """The process waits reply_wait_s for a follow-up; end it with the attempt."""
         task_dir = self._task_dir(ctx)
         ctx.sandbox.exec(f"test -e {task_dir}/pid && kill $(cat {task_dir}/pid) 2>/dev/null; true", timeout_s=30)
 
@@ -154,7 +164,7 @@ def turn_status(text: str, exit_code: int | None, timed_out: bool, turn: int) ->
         return "host_deadline", "timeout", "genericagent still running at the host deadline"
     if ROUND_END not in text:
         gone = "genericagent exited before the round ended" if turn == 0 else \
-            "genericagent was gone at the follow-up (it waits 300 s for one)"
+            "genericagent was gone at the follow-up (it waits reply_wait_s for one)"
         return f"exit_{exit_code}", "error", gone
     if MODEL_ERROR.search(text):
         return "model_error", "error", "genericagent reported a model error"
