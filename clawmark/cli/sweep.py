@@ -1,4 +1,5 @@
-"""`clawmark sweep SPEC.yaml` runs a sweep with live progress; `clawmark sweep status ID` reads the store."""
+"""`clawmark sweep SPEC.yaml` runs a sweep with live progress (here, or with `--pool NAME` on the
+workers of a Prefect work pool); `clawmark sweep status ID` reads the store."""
 
 from __future__ import annotations
 
@@ -17,8 +18,11 @@ POLL_S = 1.0
 @app.command("run", hidden=True)
 def sweep_run(
     spec_file: Path = typer.Argument(..., exists=True, dir_okay=False, help="Sweep file (tasks_catalog/sweeps/*.yaml)."),
-    results: Path | None = typer.Option(None, "--results", help="Result store root (default: CLAWMARK_RESULTS)."),
+    results: str | None = typer.Option(None, "--results", help="Result store: a folder or a filesystem URL "
+                                       "(s3://…, any fsspec URL; default: CLAWMARK_RESULTS)."),
     force: bool = typer.Option(False, "--force", help="Run every cell again, committed or not."),
+    pool: str | None = typer.Option(None, "--pool", help="Fan the cells out to this Prefect work pool's workers "
+                                    "(needs PREFECT_API_URL); default: run them in this process."),
     fork: str | None = typer.Option(None, "--fork", help="Run the spec under this new sweep id (a changed protocol)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's log lines too."),
 ) -> None:
@@ -26,17 +30,18 @@ def sweep_run(
     from clawmark.cli.console import console
     from clawmark.cli.sweep_view import finished_line, progress_table, summary_table
 
+    _check_pool(pool, force)
     spec, store = _load(spec_file, results, fork)
     plan = _plan(spec, store, force)
     out = console()
     if not plan.pending:  # nothing to run: answer from the store, without starting Prefect at all
-        out.print(summary_table(_summary(spec.sweep_id, store, plan), store.root))
+        out.print(summary_table(_summary(spec.sweep_id, store, plan), store.location))
         return
     watcher = _watcher(store, spec.sweep_id, plan)
     if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     box: dict = {}
-    thread = threading.Thread(target=_run_flow, args=(spec, store, force, box), daemon=True)
+    thread = threading.Thread(target=_run_flow, args=(spec, store, force, pool, box), daemon=True)
     thread.start()
     if out.is_terminal:
         from rich.live import Live
@@ -50,20 +55,31 @@ def sweep_run(
         while thread.is_alive():
             thread.join(POLL_S)
             for cell in watcher.poll():
-                out.print(finished_line(cell, watcher), highlight=False)
+                out.print(finished_line(cell, watcher, spec.max_cost_usd), highlight=False)
     for cell in watcher.poll():  # rows committed between the last poll and the flow's end
         if not out.is_terminal:
-            out.print(finished_line(cell, watcher), highlight=False)
+            out.print(finished_line(cell, watcher, spec.max_cost_usd), highlight=False)
     if "error" in box:
         typer.echo(f"sweep {spec.sweep_id}: {type(box['error']).__name__}: {box['error']}", err=True)
         raise typer.Exit(1)
-    out.print(summary_table(box["result"], store.root))
+    out.print(summary_table(box["result"], store.location))
 
 
-def _load(spec_file: Path, results: Path | None, fork: str | None):
+def _check_pool(pool: str | None, force: bool) -> None:
+    if pool is None:
+        return
+    if force:
+        typer.echo("--force with --pool: a cell run on a pool skips a committed cell; fork the sweep instead "
+                   "(--fork NEW_ID)", err=True)
+        raise typer.Exit(2)
+    if not os.environ.get("PREFECT_API_URL"):
+        typer.echo(f"--pool {pool}: PREFECT_API_URL is not set; point it at the server the pool's workers poll "
+                   "(export PREFECT_API_URL=http://127.0.0.1:4200/api)", err=True)
+        raise typer.Exit(2)
+
+
+def _load(spec_file: Path, results: str | None, fork: str | None):
     from clawmark.catalog.errors import CatalogError
-    from clawmark.results import ResultStore
-    from clawmark.settings import settings
     from clawmark.sweeps import load_spec
 
     try:
@@ -73,7 +89,7 @@ def _load(spec_file: Path, results: Path | None, fork: str | None):
         raise typer.Exit(2) from None
     if fork:
         spec = spec.model_copy(update={"sweep_id": fork})
-    return spec, ResultStore(results or settings().results_dir)
+    return spec, _store(results)
 
 
 def _plan(spec, store, force: bool):
@@ -108,11 +124,16 @@ def _watcher(store, sweep_id: str, plan):
     return watcher
 
 
-def _run_flow(spec, store, force: bool, box: dict) -> None:
-    try:
-        from flows.sweep import sweep  # the CLI is the top floor: it may start flows
+def _run_flow(spec, store, force: bool, pool: str | None, box: dict) -> None:
+    try:  # the CLI is the top floor: it may start flows
+        if pool:
+            from flows.pool import sweep_pool
 
-        box["result"] = sweep(spec=spec.model_dump(mode="json"), results_dir=str(store.root), force=force)
+            box["result"] = sweep_pool(spec=spec.model_dump(mode="json"), pool=pool, results_dir=store.location)
+            return
+        from flows.sweep import sweep
+
+        box["result"] = sweep(spec=spec.model_dump(mode="json"), results_dir=store.location, force=force)
     except BaseException as exc:  # noqa: BLE001 - reported by the main thread
         box["error"] = exc
 
@@ -120,7 +141,8 @@ def _run_flow(spec, store, force: bool, box: dict) -> None:
 @app.command("status")
 def sweep_status(
     sweep_id: str = typer.Argument(..., help="Sweep id in the result store."),
-    results: Path | None = typer.Option(None, "--results", help="Result store root (default: CLAWMARK_RESULTS)."),
+    results: str | None = typer.Option(None, "--results", help="Result store: a folder or a filesystem URL "
+                                       "(default: CLAWMARK_RESULTS)."),
     spec_file: Path | None = typer.Option(None, "--spec", help="The sweep file, to count planned cells not yet run."),
 ) -> None:
     """Print a sweep's counts (done, running, errors, left, spend) from the store, running nothing."""
@@ -136,16 +158,20 @@ def sweep_status(
     watcher = SweepWatcher(store, sweep_id, planned)
     watcher.prime()
     if watcher.counts.done == 0 and not planned:
-        typer.echo(f"{store.root}: sweep {sweep_id!r} has no rows (sweeps here: {', '.join(store.sweeps()) or 'none'})", err=True)
+        typer.echo(f"{store.location}: sweep {sweep_id!r} has no rows (sweeps here: {', '.join(store.sweeps()) or 'none'})", err=True)
         raise typer.Exit(1)
     console().print(status_table(watcher, sweep_id))
 
 
-def _store(results: Path | None):
-    from clawmark.results import ResultStore
+def _store(results: str | None):
+    from clawmark.results.location import open_store
     from clawmark.settings import settings
 
-    return ResultStore(results or settings().results_dir)
+    try:
+        return open_store(results or settings().results_dir)
+    except ValueError as exc:  # an URL no filesystem serves
+        typer.echo(f"--results: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 def _plan_only(spec, store):

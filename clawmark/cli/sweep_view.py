@@ -24,24 +24,25 @@ def _spend(watcher: SweepWatcher, cap: float | None) -> str:
 def progress_table(watcher: SweepWatcher, spec) -> Table:
     c = watcher.counts
     table = Table(title=f"sweep {spec.sweep_id}", show_header=True)
-    for column in ("planned", "done", "running", "errors", "left", "cells/min", "ETA", "spend"):
+    for column in ("planned", "skipped", "done", "running", "failed", "left", "cells/min", "ETA", "spend"):
         table.add_column(column, justify="right")
-    table.add_row(str(c.planned), str(c.done), str(c.running), str(c.errors), str(c.left),
+    table.add_row(str(c.planned), str(c.skipped), str(c.done_now), str(c.running), str(c.errors), str(c.left),
                   f"{watcher.rate_per_min():.1f}", _eta(watcher.eta_s()), _spend(watcher, spec.max_cost_usd))
     return table
 
 
-def finished_line(cell: FinishedCell, watcher: SweepWatcher) -> str:
+def finished_line(cell: FinishedCell, watcher: SweepWatcher, cap: float | None = None) -> str:
     c = watcher.counts
     cost = f"${cell.cost_usd:.4f}" if math.isfinite(cell.cost_usd) else "unpriced"
     return (f"[{c.done}/{c.planned}] {cell.status:<13} {cell.task_id} · {cell.claw} · {cell.model} · {cost} "
-            f"(running {c.running}, errors {c.errors}, {watcher.rate_per_min():.1f}/min, ETA {_eta(watcher.eta_s())})")
+            f"(running {c.running}, failed {c.errors}, skipped {c.skipped}, {watcher.rate_per_min():.1f}/min, "
+            f"ETA {_eta(watcher.eta_s())}, spend {_spend(watcher, cap)})")
 
 
 def status_table(watcher: SweepWatcher, sweep_id: str) -> Table:
     c = watcher.counts
     table = Table(title=f"sweep {sweep_id}")
-    for column in ("planned", "done", "running", "errors", "left", "spend", "statuses"):
+    for column in ("planned", "done", "running", "failed", "left", "spend", "statuses"):
         table.add_column(column, justify="right" if column != "statuses" else "left")
     statuses = ", ".join(f"{s} {n}" for s, n in sorted(c.statuses.items()))
     table.add_row(str(c.planned), str(c.done), str(c.running), str(c.errors), str(c.left), f"${c.spent_usd:.4f}", statuses)

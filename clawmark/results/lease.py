@@ -54,15 +54,16 @@ def cell_lease_dir(store: ResultStore, sweep_id: str) -> str:
 
 
 def cell_lease(store: ResultStore, sweep_id: str, cell_key: str, *, ttl_s: float = 60.0,
-               heartbeat_s: float = 10.0) -> SweepLease:
+               heartbeat_s: float = 10.0, note: dict | None = None) -> SweepLease:
     """The lease one run of a cell holds while it runs (`sweeps/<id>/running/<cell>.json`)."""
     path = f"{cell_lease_dir(store, sweep_id)}/{check_name('cell_key', cell_key)}.json"
-    return SweepLease(store, sweep_id, ttl_s=ttl_s, heartbeat_s=heartbeat_s, path=path)
+    return SweepLease(store, sweep_id, ttl_s=ttl_s, heartbeat_s=heartbeat_s, path=path, note=note)
 
 
 class SweepLease:
     def __init__(self, store: ResultStore, sweep_id: str, *, ttl_s: float = 120.0, heartbeat_s: float = 20.0,
-                 path: str | None = None):
+                 path: str | None = None, note: dict | None = None):
+        self.note = dict(note or {})  # what else the holder wants readers to know (its flow run)
         self.store, self.sweep_id = store, check_name("sweep_id", sweep_id)
         self.ttl_s, self.heartbeat_s = ttl_s, heartbeat_s
         self.path = path or f"{store.root}/sweeps/{sweep_id}/lease.json"
@@ -83,8 +84,8 @@ class SweepLease:
         return lease.get("token") != self.token and is_live(lease, self.ttl_s)
 
     def _write(self, started: float) -> None:
-        lease = {"token": self.token, "host": socket.gethostname(), "pid": os.getpid(), "started": started,
-                 "heartbeat": time.time()}
+        lease = {**self.note, "token": self.token, "host": socket.gethostname(), "pid": os.getpid(),
+                 "started": started, "heartbeat": time.time()}
         self.store.publish(self.path, json.dumps(lease).encode("utf-8"))
 
     def acquire(self) -> SweepLease:

@@ -9,7 +9,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+import pyarrow.fs as pafs
+
 from clawmark.results import ResultStore
+from clawmark.results.lease import cell_lease_dir
 from clawmark.results.status import Status, is_error
 
 
@@ -22,9 +25,15 @@ class SweepCounts:
     spent_usd: float = 0.0
     statuses: Counter = field(default_factory=Counter)
 
+    skipped: int = 0  # committed before this run started (a resume reuses them)
+
     @property
     def left(self) -> int:
         return max(0, self.planned - self.done)
+
+    @property
+    def done_now(self) -> int:
+        return self.done - self.skipped
 
 
 @dataclass
@@ -60,7 +69,7 @@ class SweepWatcher:
         self.counts.running = self._running()
         if self.planned is None:
             self.counts.planned = self.counts.done
-        self.baseline = self.counts.done
+        self.baseline = self.counts.skipped = self.counts.done
 
     def poll(self) -> list[FinishedCell]:
         fresh = [k for k in self.store.completed_cells(self.sweep_id) - self.seen
@@ -85,11 +94,17 @@ class SweepWatcher:
             self.counts.spent_usd += cost_usd
 
     def _running(self) -> int:
+        """Cells with an artifact folder here (this machine's attempts) or a lease in the store
+        (a pool's workers, wherever they run) and no row yet."""
         folder = self.store.artifacts_root / self.sweep_id
-        if not folder.is_dir():
-            return 0
-        return sum(1 for cell in folder.iterdir() if cell.is_dir() and cell.name not in self.seen
-                   and (self.planned is None or cell.name in self.planned))
+        local = {cell.name for cell in folder.iterdir() if cell.is_dir()} if folder.is_dir() else set()
+        return len({k for k in local | self._leased() if k not in self.seen
+                    and (self.planned is None or k in self.planned)})
+
+    def _leased(self) -> set[str]:
+        selector = pafs.FileSelector(cell_lease_dir(self.store, self.sweep_id), allow_not_found=True)
+        return {i.base_name.removesuffix(".json") for i in self.store.fs.get_file_info(selector)
+                if i.type == pafs.FileType.File and i.base_name.endswith(".json")}
 
     def rate_per_min(self) -> float:
         minutes = (time.monotonic() - self.started) / 60
