@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
+
+_NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 @dataclass(frozen=True)
@@ -39,3 +42,23 @@ class ConfigMismatch(RuntimeError):
             f"{offered}" + (f", differing in {shown}" if shown else "") +
             ". Start it under a new sweep id (`clawmark sweep SPEC --fork NEW_ID`), or re-pin on purpose."
         )
+
+
+class ResultsDiskFull(OSError):
+    """The disk under the results has no space left: the sweep stops scheduling (every further
+    cell would fail the same way); committed rows are whole, the cells without one run next time."""
+
+    def __init__(self, root: str, not_run: int) -> None:
+        super().__init__(errno.ENOSPC, f"results disk full under {root}: the sweep stopped with {not_run} cell(s) "
+                                       "not run (no row); free space and run the sweep again - committed rows are kept")
+
+
+def is_disk_full(exc: BaseException | None) -> bool:
+    """Whether an exception (or one it was raised from) says the disk or quota is full."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in _NO_SPACE:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
