@@ -12,6 +12,7 @@ from analysis.pareto import cost_accuracy
 from blocks.use import use_blocks
 from clawmark.results import ResultStore
 from clawmark.results.location import open_store
+from clawmark.results.errors import ResultsDiskFull, is_disk_full
 from clawmark.results.lease import SweepLease
 from clawmark.runtime.janitor import reap_sweep
 from clawmark.settings import settings
@@ -36,7 +37,7 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
     logger, spec, ran = get_run_logger(), plan.spec, 0
     meter = SpendMeter.for_sweep(spec, store)
     ensure_limits(spec.models, spec.max_parallel)
-    queue, running = list(cells), []
+    queue, running, disk_full = list(cells), [], False
     with sweep_gateway() as gateway:
         while queue or running:
             while queue and len(running) < spec.max_parallel and not meter.exhausted:
@@ -58,9 +59,14 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
                 outcome = future.result(raise_on_failure=False)
                 if isinstance(outcome, BaseException):  # no row: the next run of the sweep redoes it
                     logger.error("cell %s crashed after retries: %r", cell.cell_key, outcome)
+                    if is_disk_full(outcome):  # every next cell would fail alike: let the running ones end, stop
+                        disk_full = True
+                        queue.clear()
                     continue
                 meter.add(outcome["cost_usd"])
                 ran += 1
+    if disk_full:
+        raise ResultsDiskFull(store.root, len(cells) - ran)
     compact(store, spec.sweep_id)
     return ran
 
