@@ -100,12 +100,18 @@ def _plan(spec, store, force: bool):
     from clawmark.gateway.preflight import MissingProviderKey, require_keys
 
     try:
-        require_keys(spec.models)
+        require_keys([*spec.models, *_judge_models(spec)])
         pin_protocol(spec, store)
         return plan_sweep(spec, store, force=force)
     except (ConfigMismatch, MissingProviderKey, ValueError, LookupError) as exc:  # no key or price, unknown claw or task, changed protocol
         typer.echo(f"sweep {spec.sweep_id}: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+def _judge_models(spec) -> list[str]:
+    """The closed-loop roles' models a sweep names (a provider supervisor beside a scripted executor needs its key too)."""
+    attempt = spec.closed_loop.attempt if spec.closed_loop else None
+    return [m for m in (attempt.supervisor_model, attempt.simulator_model, attempt.image_model) if m] if attempt else []
 
 
 def _summary(sweep_id: str, store, plan) -> dict:
