@@ -32,7 +32,7 @@ def doctor(
     reap: bool = typer.Option(False, "--reap", help="Remove leaked sandboxes (owner process gone) first."),
 ) -> None:
     """Check engine, images, disk, Prefect home and gateway settings; exit 1 if something required is missing."""
-    from rich.console import Console
+    from clawmark.cli.console import console
     from rich.table import Table
 
     checks = _engine_checks()
@@ -42,7 +42,7 @@ def doctor(
     table = Table("check", "state", "detail", title="clawmark doctor")
     for check in checks:
         table.add_row(check.name, check.state, check.detail)
-    Console().print(table)
+    console().print(table)
     failed = [c.name for c in checks if c.required and not c.ok]
     if failed:
         typer.echo(f"not ready: {', '.join(failed)} (try `make engine` / `make images`)", err=True)

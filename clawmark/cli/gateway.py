@@ -58,7 +58,7 @@ def serve(
 @app.command("ledger")
 def ledger(path: Path = typer.Argument(..., help="A ledger JSONL file (one per attempt).")) -> None:
     """Print a ledger's totals per role (tokens, cost; NaN cost = some call was unpriced)."""
-    from rich.console import Console
+    from clawmark.cli.console import console
     from rich.table import Table
 
     from clawmark.gateway.ledger import TOKEN_FIELDS, summarize_ledger
@@ -74,4 +74,4 @@ def ledger(path: Path = typer.Argument(..., help="A ledger JSONL file (one per a
     table = Table("role", "calls", "errors", *TOKEN_FIELDS, "cost_usd")
     for role, row in totals.items():
         table.add_row(role, *(str(int(row.get(k, 0))) for k in ("calls", "errors", *TOKEN_FIELDS)), f"{row['cost_usd']:.6f}")
-    Console().print(table)
+    console().print(table)

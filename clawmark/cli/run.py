@@ -180,7 +180,7 @@ def _print_row(row: Any, as_json: bool, fields: tuple[str, ...] = ROW_FIELDS) ->
     if as_json:
         typer.echo(json.dumps(data, indent=2, default=str))
         return
-    from rich.console import Console
+    from clawmark.cli.console import console
     from rich.table import Table
 
     table = Table("field", "value", title=f"attempt {row.attempt_id}")
@@ -192,7 +192,7 @@ def _print_row(row: Any, as_json: bool, fields: tuple[str, ...] = ROW_FIELDS) ->
         table.add_row(f"{role} tokens in/out", f"{usage.get('input_tokens')} / {usage.get('output_tokens')}")
     table.add_row("cost_usd", f"{row.cost_usd:.6f}")
     table.add_row("wall total s", f"{row.wall.total:.1f}")
-    Console().print(table)
+    console().print(table)
 
 
 def _preflight(models: list[str]) -> None:
