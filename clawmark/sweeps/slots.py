@@ -41,5 +41,6 @@ def slot_lease_s() -> float:
     """How long a held slot outlives a holder that stopped renewing it (a SIGKILLed sweep or
     worker): the Prefect server takes the slot back this long after the last renewal, so a
     resumed sweep is not left waiting on slots of the dead run (CLAWMARK_SLOT_LEASE_S, default
-    60; Prefect's own default of 300 s held every resume up for five minutes)."""
-    return float(os.environ.get("CLAWMARK_SLOT_LEASE_S", "60"))
+    60, also the least a Prefect server accepts; Prefect's own default of 300 s held every
+    resume up for five minutes)."""
+    return max(60.0, float(os.environ.get("CLAWMARK_SLOT_LEASE_S", "60")))
