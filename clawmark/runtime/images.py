@@ -51,7 +51,7 @@ def ensure_image(name: str, progress: Progress | None = None) -> str:
     recipe = get_recipe(name)
     parent_ref = ensure_image(recipe.parent, progress) if recipe.parent else None
     labels = {**recipe.labels, "clawmark.recipe": name, "clawmark.kind": "recipe"}
-    with _build_lock(ref):
+    with image_lock(ref):
         if image_present(ref):
             return ref
         _say(progress, f"building {ref}")
@@ -72,7 +72,7 @@ def ensure_derived_image(name: str, parent_ref: str, context_dir: Path | None, d
     digest = tree_digest(Path(context_dir) if context_dir else None, f"{parent_ref}\0{dockerfile_text}")
     ref = f"{repository(name)}:{digest[:12]}"
     labels = _labels(ref, {"clawmark.recipe": name, "clawmark.kind": "derived"}, parent_ref)
-    with _build_lock(ref):
+    with image_lock(ref):
         if not image_present(ref):
             _say(progress, f"building {ref} on {parent_ref}")
             build.build(_build_client(), ref, context_dir, dockerfile_text, parent_ref, labels, progress)
@@ -184,8 +184,8 @@ def _build_client():
 
 
 @contextmanager
-def _build_lock(ref: str) -> Iterator[None]:
-    """Serialize builds of one ref across processes (parallel cells ask for the same image).
+def image_lock(ref: str) -> Iterator[None]:
+    """Serialize builds (and pulls) of one ref across processes (parallel cells ask for the same image).
 
     Images are per engine, not per CLAWMARK_HOME, so the lock lives in the host's temp dir.
     """

@@ -1,9 +1,13 @@
 """Which image an instance runs in.
 
-A row that names an `image` uses it as is and it must be present locally (real SWE-bench users
-bring their own; we never pull). Otherwise the image is derived and content-hashed: the runtime
-image of the row's language, then the row's `image_recipe` (a folder with a Dockerfile, when it
-has one), then the repository from `repo_bundle` cloned into /testbed at the base commit.
+A row that names an `image` (a real SWE-bench row: a registry image) uses it as is; a worker
+that lacks it pulls it, as swebench's harness does — unless the worker is offline
+(CLAWMARK_NO_PULL=1), where a missing image stays a typed `image_missing`. Otherwise the image
+is derived and content-hashed, and built here: the runtime image of the row's language, then the
+row's `image_recipe` (a folder with a Dockerfile, when it has one), then the repository from
+`repo_bundle` cloned into /testbed at the base commit. Pulled and derived instance images count
+against the worker's image budget (clawmark/runtime/image_cache.py): the least recently used go
+first.
 """
 
 from __future__ import annotations
@@ -30,15 +34,35 @@ WORKDIR /testbed
 """
 
 
-def instance_image(instance: Any, progress=None) -> str:
-    """The image ref for `instance`, building the derived one when absent (never pulling)."""
-    if instance.image:
-        from clawmark.runtime.images import image_present
+def instance_image(instance: Any, progress=None, cache: Any = None) -> str:
+    """The image ref for `instance`: the row's image (pulled when absent and allowed) or the
+    derived one (built when absent); recorded as used, then the image budget enforced."""
+    from clawmark.runtime.image_cache import ImageCacheConfig, prune_to_budget, record_use
 
-        if not image_present(instance.image):
+    cache = cache or ImageCacheConfig.from_env()
+    if instance.image:
+        ref, made_here = instance.image, _ensure_named(instance, cache, progress)
+    else:
+        ref, made_here = _derived_image(instance, progress), True
+    record_use(ref, cache, made_here=made_here)
+    prune_to_budget(cache, keep={ref})
+    return ref
+
+
+def _ensure_named(instance: Any, cache: Any, progress) -> bool:
+    """Make the row's image present; True when it was pulled here (else it was already there)."""
+    from clawmark.runtime.image_cache import pull_image
+    from clawmark.runtime.images import image_lock, image_present
+
+    with image_lock(instance.image):  # parallel cells of one instance pull it once
+        if image_present(instance.image):
+            return False
+        if not cache.pull:
             raise InstanceImageMissing(instance.instance_id, instance.image)
-        return instance.image
-    return _derived_image(instance, progress)
+        if progress:
+            progress(f"pulling {instance.image}")
+        pull_image(instance.image)
+    return True
 
 
 def runtime_image_name(instance: Any) -> str:
