@@ -19,6 +19,7 @@ from clawmark.attempts.closed_loop import run_closed_loop_attempt
 from clawmark.attempts.patch import run_patch_attempt
 from clawmark.results import ResultStore
 from clawmark.sweeps import Cell, SweepPlan
+from clawmark.sweeps.preflight import disk_preflight
 from clawmark.sweeps.slots import slot_lease_s, slots_of
 
 
@@ -29,6 +30,7 @@ def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> d
     """One cell of either track, end to end, holding a Docker slot of its engine and a model
     slot of its provider (Prefect global concurrency limits, shared by every worker); returns
     the committed row's headline."""
+    disk_preflight(store.artifacts_root)  # below the floor: prune instance images, wait, or DiskLow (infra)
     with concurrency(slots_of(cell.model), occupy=1, strict=True, lease_duration=slot_lease_s()):
         if cell.track == "closed_loop":
             row = run_closed_loop_attempt(plan.tasks[cell.instance_id], cell.claw, cell.model, cell.seed, store,
