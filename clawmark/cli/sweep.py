@@ -25,8 +25,12 @@ def sweep_run(
                                     "(needs PREFECT_API_URL); default: run them in this process."),
     fork: str | None = typer.Option(None, "--fork", help="Run the spec under this new sweep id (a changed protocol)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's log lines too."),
+    no_pull: bool = typer.Option(False, "--no-pull", help="Offline machine: never pull a row's image; a missing "
+                                 "one stays image_missing (CLAWMARK_NO_PULL=1 does the same for pool workers)."),
 ) -> None:
     """Run every cell of SPEC_FILE that has no committed row yet, showing progress as it goes."""
+    if no_pull:
+        os.environ["CLAWMARK_NO_PULL"] = "1"  # read where each instance image is resolved
     from clawmark.cli.console import console
     from clawmark.cli.sweep_view import finished_line, progress_table, summary_table
 
