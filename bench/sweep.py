@@ -2,6 +2,10 @@
 
     .venv/bin/python bench/sweep.py [--cells 6] [--skip-docker]
 
+One command runs all four (Docker needs an engine and the python/node images; the first flow
+starts Prefect's temporary server in a private PREFECT_HOME). The load average is printed at the
+start and the end: on a shared machine the Docker figures move with it.
+
 1. Overhead per cell: a sweep of `nop` cells through Prefect + Docker (provision, history strip,
    claw, teardown, row) vs the raw sandbox floor (provision + `exec true` + teardown) measured in
    the same run.
@@ -27,6 +31,11 @@ import pyarrow as pa
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+os.environ.pop("PREFECT_API_URL", None)  # its own temporary server: slots of other runs cannot block it
+os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="clawmark-bench-prefect-"))
 
 from clawmark.results import ResultStore  # noqa: E402
 from clawmark.results.synthetic import synthetic_table  # noqa: E402
@@ -150,10 +159,16 @@ def main() -> None:
     parser.add_argument("--cells", type=int, default=6, help="nop cells for the overhead figure")
     parser.add_argument("--skip-docker", action="store_true", help="only the planning and resume figures")
     args = parser.parse_args()
+    print(f"load average at start: {_load()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="clawmark-bench-sweep-") as tmp:
         bench_resume(Path(tmp))
         if not args.skip_docker:
             bench_docker(Path(tmp), args.cells)
+    print(f"load average at end: {_load()} ({os.cpu_count()} cores)", flush=True)
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":
