@@ -10,7 +10,7 @@ logs=$(mktemp -d)
 declare -A parts=(
   [integration]="tests/integration"
   [claws-e2e]="tests/claws tests/e2e"
-  [unit-browser]="tests/unit tests/browser"
+  [unit-browser]="tests/unit tests/browser tests/faults"
 )
 declare -A pids
 for name in "${!parts[@]}"; do
