@@ -2,22 +2,36 @@
 
 They are exact and shared by every worker that talks to the same server, unlike a per-process
 pool. A limit that already exists is left as the operator set it (tune it in the UI or with
-`prefect gcl update`); a missing one is created with the sweep's `max_parallel`."""
+`prefect gcl update`); a missing one is created with the sweep's `max_parallel`.
+
+Slots are held on leases. A real server takes back the slots of a holder that died once its
+lease lapses (clawmark.sweeps.slots.slot_lease_s). A temporary server (no PREFECT_API_URL: the
+default `clawmark sweep`) keeps its leases in its own memory, so a SIGKILLed run takes them to
+the grave while the slot counts stay in the database: every later run would wait forever. A run
+on a temporary server therefore starts by zeroing the counts — any slot in them belonged to a
+process whose temporary server is gone (or to another live local run in the same PREFECT_HOME,
+which then shares the engine one slot over its limit: better than a sweep that never resumes)."""
 
 from __future__ import annotations
 
 from prefect.client.orchestration import get_client
+from prefect.client.schemas.actions import GlobalConcurrencyLimitUpdate
 from prefect.exceptions import ObjectNotFound
+from prefect.settings import PREFECT_API_URL
 
 from clawmark.sweeps.slots import engine_slot, model_slot
 
 
 def ensure_limits(models: list[str], limit: int) -> list[str]:
     names = sorted({engine_slot(), *(model_slot(m) for m in models)})
+    temporary = not PREFECT_API_URL.value()
     with get_client(sync_client=True) as client:
         for name in names:
             try:
-                client.read_global_concurrency_limit_by_name(name)
+                held = client.read_global_concurrency_limit_by_name(name).active_slots
             except ObjectNotFound:
                 client.upsert_global_concurrency_limit_by_name(name, limit)
+                continue
+            if temporary and held:  # orphaned by a killed run: its temporary server took the leases
+                client.update_global_concurrency_limit(name, GlobalConcurrencyLimitUpdate(active_slots=0))
     return names
