@@ -9,14 +9,17 @@
    lock unless `pre_exec_parallel_safe` (failure: `PreExecFailed`, log in `logs_dir/pre_exec/`).
 2. A container of the workstation image (`images/workstation/`, built when missing) with the
    cpu, memory, pids and lifetime limits and `clawmark.*` labels.
-3. The package copied in (never mounted):
+3. `on_layout` hooks, once the layout and the executor user exist and before anything of the
+   package is there or runs: the web proxy installs its CA in every trust store here, so
+   services, the desktop's Chromium and every turn trust it (clawmark/webproxy/session.py).
+4. The package copied in (never mounted):
    - sources -> `/tmp_workspace/clawbench/sources/` (`*_snapshot.json` only in snapshot mode),
      owned by the executor;
    - base skills, then the task's skills -> `/root/skills/<name>/`, root-owned, mode 0755/0644;
    - services -> `/opt/clawbench/services/<path>/`, inside a root-only 0700 folder.
    `/tmp_workspace/results/` (deliverables) and `/tmp_workspace/clawbench/logs/` exist and
    belong to the executor.
-4. Services start as root, in declaration order, with `bash -lc "<start>"` from their folder
+5. Services start as root, in declaration order, with `bash -lc "<start>"` from their folder
    and umask 000: oneshot ones block (service_timeout_s), background ones are detached and must
    listen on the port their command names within service_ready_s (or stay alive for a short
    grace when they name none). Failure: `ServiceFailed`, log in `logs_dir/services/`. Logs
