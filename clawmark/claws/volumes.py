@@ -32,10 +32,12 @@ def seeded_volume(image_name: str, mount: str, check: str) -> str:
 
 
 def _seed(client: Any, ref: str, name: str, mount: str, check: str) -> None:
+    from clawmark.runtime.owner import container_labels  # owner + the attempt's sweep/cell: reapable
+
     volume = client.volumes.create(name, labels={"clawmark.managed": "true", "clawmark.image": ref})
     try:
         client.containers.run(ref, ["sh", "-c", check], remove=True, network_mode="none",
-                              volumes={name: {"bind": mount, "mode": "rw"}}, labels={"clawmark.managed": "true"})
+                              volumes={name: {"bind": mount, "mode": "rw"}}, labels=container_labels())
     except Exception as exc:
         volume.remove(force=True)
         raise ClawError(f"could not seed volume {name} from {ref}: {exc}") from exc
