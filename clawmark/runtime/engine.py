@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,34 @@ def docker_client(timeout_s: float = 120) -> "docker.DockerClient":
 def shared_client() -> "docker.DockerClient":
     """One pinged client per process; the docker SDK client is thread-safe for our use."""
     return docker_client()
+
+
+class EngineStayedDown(EngineUnavailable):
+    """The engine did not come back within the wait: a sweep stops scheduling instead of turning
+    every remaining cell into an infra row."""
+
+    def __init__(self, waited_s: float, not_run: int) -> None:
+        super().__init__(f"Docker engine still not answering after {waited_s:.0f} s: the sweep stopped with "
+                         f"{not_run} cell(s) not run (no row); {HINT}, then run the sweep again "
+                         "(rerun-failed redoes the cells the outage turned into infra rows)")
+
+
+def engine_answers(timeout_s: float = 10) -> bool:
+    try:
+        docker_client(timeout_s).close()
+    except EngineUnavailable:
+        return False
+    return True
+
+
+def wait_for_engine(timeout_s: float, poll_s: float = 2.0) -> bool:
+    """True as soon as an engine answers (at once when it is up), False after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not engine_answers():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll_s)
+    return True
 
 
 def _first_line(exc: BaseException) -> str:
