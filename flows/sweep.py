@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -14,6 +15,7 @@ from clawmark.results import ResultStore
 from clawmark.results.location import open_store
 from clawmark.results.errors import ResultsDiskFull, is_disk_full
 from clawmark.results.lease import SweepLease
+from clawmark.runtime.engine import EngineStayedDown, engine_answers, wait_for_engine
 from clawmark.runtime.janitor import reap_sweep
 from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec, load_spec, plan_sweep
@@ -23,6 +25,7 @@ from flows.limits import ensure_limits
 from flows.stages import clear_partial, compact, run_cell
 
 POLL_S = 0.2
+ENGINE_WAIT_S = float(os.environ.get("CLAWMARK_ENGINE_WAIT_S", "900"))  # an engine restart, not an outage
 
 
 def _store(results_dir: str | None) -> ResultStore:
@@ -37,10 +40,14 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
     logger, spec, ran = get_run_logger(), plan.spec, 0
     meter = SpendMeter.for_sweep(spec, store)
     ensure_limits(spec.models, spec.max_parallel)
-    queue, running, disk_full = list(cells), [], False
+    queue, running, disk_full, engine_down = list(cells), [], False, False
     with sweep_gateway() as gateway:
         while queue or running:
             while queue and len(running) < spec.max_parallel and not meter.exhausted:
+                if not _engine_back(logger):  # else every next cell would become an infra row at once
+                    engine_down = True
+                    queue.clear()
+                    break
                 cell = queue.pop(0)
                 # quote(): Prefect must not walk the plan (every task package, every cell) per submit
                 running.append((cell, run_cell.submit(quote(plan), cell, quote(store), quote(gateway))))
@@ -67,8 +74,20 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> int:
                 ran += 1
     if disk_full:
         raise ResultsDiskFull(store.root, len(cells) - ran)
+    if engine_down:
+        raise EngineStayedDown(ENGINE_WAIT_S, len(cells) - ran)
     compact(store, spec.sweep_id)
     return ran
+
+
+def _engine_back(logger: Any) -> bool:
+    if engine_answers():
+        return True
+    logger.warning("Docker engine not answering: no new cell starts until it is back (waiting up to %.0f s)",
+                   ENGINE_WAIT_S)
+    back = wait_for_engine(ENGINE_WAIT_S)
+    logger.warning("Docker engine is back: scheduling again" if back else "Docker engine stayed down: stopping")
+    return back
 
 
 def headline(store: ResultStore, sweep_id: str) -> list[dict[str, Any]]:
