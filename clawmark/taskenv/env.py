@@ -40,17 +40,37 @@ class TaskEnv:
         self._proxy_client: str | None = None
 
     def __enter__(self):
-        self.logs_dir.mkdir(parents=True, exist_ok=True)
-        _refuse_package_mounts(self.task, self.config)
-        run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s, snapshot=self.config.snapshot)
-        self.sandbox = _provision(self.task, self.config)
+        self.pre_exec()
+        self.start()
         try:
-            self._proxy_client = _register_with_proxy(self.sandbox, self.config)
-            self._prepare()
+            self.prepare()
         except BaseException:
             self.__exit__(None, None, None)
             raise
         return self.sandbox
+
+    # The three steps of __enter__, for a caller that runs (and retries) them one by one.
+    def pre_exec(self) -> None:
+        """The package's pre_exec scripts, on the host."""
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        _refuse_package_mounts(self.task, self.config)
+        run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s, snapshot=self.config.snapshot)
+
+    def start(self):
+        """The container, with nothing of the package in it yet; gone again if this fails."""
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        _refuse_package_mounts(self.task, self.config)
+        self.sandbox = _provision(self.task, self.config)
+        try:
+            self._proxy_client = _register_with_proxy(self.sandbox, self.config)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self.sandbox
+
+    def prepare(self) -> None:
+        """Sources, skills and services injected into the started container; services started."""
+        self._prepare()
 
     def __exit__(self, *exc_info) -> None:
         if self.sandbox is None:

@@ -34,6 +34,22 @@ class ProxiedTaskEnv:
         self.inner = None
 
     def __enter__(self):
+        self.pre_exec()
+        self.start()
+        try:
+            self.prepare()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self.inner.sandbox
+
+    # TaskEnv's three steps (pre_exec, start, prepare), for a caller that runs them one by one.
+    def pre_exec(self) -> None:
+        from clawmark.taskenv import TaskEnv
+
+        TaskEnv(self.task, self.env_config, self.logs_dir).pre_exec()  # on the host: no proxy involved
+
+    def start(self):
         from clawmark.taskenv import TaskEnv
 
         self.proxy.__enter__()
@@ -41,10 +57,13 @@ class ProxiedTaskEnv:
             config = self.env_config.model_copy(update={"env": {**self.env_config.env, **self.proxy.container_env()}})
             trust = partial(self.proxy.install_trust, executor_user=config.executor_user)
             self.inner = TaskEnv(self.task, config, self.logs_dir, on_layout=[trust])  # CA before services
-            return self.inner.__enter__()
+            return self.inner.start()
         except BaseException:
             self.__exit__(None, None, None)
             raise
+
+    def prepare(self) -> None:
+        self.inner.prepare()
 
     def __exit__(self, *exc_info) -> None:
         try:
