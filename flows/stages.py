@@ -15,29 +15,25 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.concurrency.sync import concurrency
 
-from clawmark.attempts.closed_loop import run_closed_loop_attempt
-from clawmark.attempts.patch import run_patch_attempt
 from clawmark.results import ResultStore
 from clawmark.sweeps import Cell, SweepPlan
 from clawmark.sweeps.preflight import disk_preflight
 from clawmark.sweeps.slots import slot_lease_s, slots_of
+from flows.attempt import retry_infra_only, run_attempt
 
 
-# An attempt turns every expected failure into a row; only an exception that escapes it (a crash
-# of the harness or of the engine under it) fails the task, and that is worth one retry.
-@task(name="attempt", retries=1, retry_delay_seconds=[15], cache_policy=NO_CACHE)
+# An attempt turns every expected failure into a row, and its stages retry their own
+# infrastructure failures (flows/attempt.py); what escapes it is the store failing under the
+# record stage (retried once, as infra) or a bug of ours (not retried).
+@task(name="attempt", retries=1, retry_delay_seconds=[15], retry_condition_fn=retry_infra_only, cache_policy=NO_CACHE,
+      task_run_name="attempt {cell.track} {cell.instance_id} {cell.claw} {cell.model} s{cell.seed}")
 def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> dict[str, Any]:
-    """One cell of either track, end to end, holding a Docker slot of its engine and a model
-    slot of its provider (Prefect global concurrency limits, shared by every worker); returns
-    the committed row's headline."""
+    """One cell of either track, end to end, its stages as nested task runs, holding a Docker
+    slot of its engine and a model slot of its provider (Prefect global concurrency limits,
+    shared by every worker); returns the committed row's headline."""
     disk_preflight(store.artifacts_root)  # below the floor: prune instance images, wait, or DiskLow (infra)
     with concurrency(slots_of(cell.model), occupy=1, strict=True, lease_duration=slot_lease_s()):
-        if cell.track == "closed_loop":
-            row = run_closed_loop_attempt(plan.tasks[cell.instance_id], cell.claw, cell.model, cell.seed, store,
-                                          plan.spec.sweep_id, gateway, config=plan.spec.closed_loop.attempt)
-        else:
-            row = run_patch_attempt(plan.instances[cell.instance_id], cell.claw, cell.model, cell.seed,
-                                    store, plan.spec.sweep_id, gateway, config=plan.spec.attempt)
+        row = run_attempt(plan, cell, store, gateway)
     return {"cell_key": row.cell_key, "task_id": row.task_id, "claw": row.claw, "model": row.model,
             "status": str(row.status), "cost_usd": row.cost_usd}
 

@@ -8,24 +8,24 @@ delete_agent and teardown always. Every cycle leaves `cycles/<n>/` (see results/
 
 Budgets: each executor turn gets the task's ``timeout_seconds``; all executor turns together get
 ``max_total_seconds`` (supervisor, simulator, checks and set-up are not counted).
+
+Each step is a stage over the attempt's state (clawmark/attempts/closed_loop_stages.py and
+closed_loop_cycle.py); this function runs them directly, the sweep flow runs each as a Prefect
+task (flows/attempt.py).
 """
 
 from __future__ import annotations
 
-import json
-import traceback
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.patch import claw_image_ref, model_for_task
-from clawmark.attempts.phases import PhaseClock, open_cell
+from clawmark.attempts.phases import open_cell
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.gateway.cassettes import is_scripted
-from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
+from clawmark.results import AttemptRow, ResultStore, Track, config_hash
 from clawmark.webproxy.config import WebProxyConfig
 
 SCRIPTED_ROLE_FAMILIES = {"supervisor": "scripted/sup-{task_id}", "user_simulator": "scripted/sim-{task_id}"}
@@ -81,22 +81,26 @@ def run_closed_loop_attempt(
     config: ClosedLoopAttemptConfig | None = None,
 ) -> AttemptRow:
     """Run one cell and commit its row; infra failures become error rows, never exceptions."""
-    from clawmark.attempts.closed_loop_session import ClosedLoopSession
+    from clawmark.attempts.closed_loop_stages import CLOSED_LOOP_STAGES
+    from clawmark.attempts.stages import run_stages
+
+    attempt = open_closed_loop_attempt(task, claw_name, model, seed, store, sweep_id, gateway, config=config)
+    return run_stages(attempt, CLOSED_LOOP_STAGES)
+
+
+def open_closed_loop_attempt(task: Any, claw_name: str, model: str, seed: int, store: ResultStore, sweep_id: str,
+                             gateway: Any, *, config: ClosedLoopAttemptConfig | None = None) -> Any:
+    """The state of a fresh attempt of the cell (clawmark/attempts/closed_loop_stages.py), its
+    folder laid out and its config saved; the stages in CLOSED_LOOP_STAGES run it to its row."""
+    from clawmark.attempts.closed_loop_stages import ClosedLoopAttempt
 
     config = config or ClosedLoopAttemptConfig()
     claw = get_claw(claw_name, config.claw_settings)
     models = role_models(task, model, config)
     fields = identity_fields(task, claw, model, seed, sweep_id, config, models)
     layout, attempt_id, saved_hash = open_cell(store, sweep_id, fields, _saved_config(task, claw, models, seed, config))
-    started, clock = datetime.now(UTC), PhaseClock()
-    try:
-        outcome = ClosedLoopSession(task, claw, models, attempt_id, layout, gateway, config, clock).run()
-    except Exception as exc:  # noqa: BLE001 - a bug of ours is a typed harness_error row, not a crash
-        (layout.logs / "harness-error.txt").write_text(traceback.format_exc())
-        outcome = LoopOutcome.harness(exc, "attempt")
-    row = _row(fields, outcome, attempt_id, layout, started, clock, saved_hash, model, config)
-    store.write(row)
-    return row
+    return ClosedLoopAttempt(task, claw, models, attempt_id, layout, gateway, config, store=store, fields=fields,
+                             saved_hash=saved_hash, model=model)
 
 
 def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
@@ -146,32 +150,3 @@ def _saved_config(task: Any, claw: ClawAdapter, models: dict[str, str], seed: in
     return {"task_id": task.task_id, "task_file": str(task.task_file), "claw": claw.settings(),
             "models": models, "seed": seed, "protocol": config.model_dump(mode="json"),
             "task_warnings": list(getattr(task, "warnings", []))}  # what the catalog could not extract
-
-
-def _row(fields: dict[str, Any], outcome: LoopOutcome, attempt_id: str, layout: AttemptLayout,
-         started: datetime, clock: PhaseClock, saved_hash: str, model: str,
-         config: ClosedLoopAttemptConfig) -> AttemptRow:
-    from clawmark.attempts.usage_check import row_cross_check
-    from clawmark.gateway.ledger import summarize_ledger
-    from clawmark.webproxy.session import row_web_counts
-
-    summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
-    cross_check = row_cross_check(layout.logs, layout.ledger)  # never costs the row
-    layout.usage.write_text(json.dumps(summary, indent=2, default=str))
-    layout.outcome.write_text(outcome.model_dump_json(indent=2))
-    return AttemptRow.from_usage(
-        summary,
-        **fields,
-        attempt_id=attempt_id,
-        **outcome.row_fields(),
-        wall=clock.times(),
-        started_at=started,
-        finished_at=datetime.now(UTC),
-        config_hash=saved_hash,
-        scripted_model=is_scripted(model),
-        artifacts_dir=str(layout.dir),
-        network_policy=config.network_policy,
-        snapshot_mode=config.snapshot,
-        **row_web_counts(layout.artifacts / "web"),
-        **cross_check,
-    )

@@ -1,107 +1,139 @@
-"""The cycles of a closed-loop attempt: executor turn → results snapshot → checks → supervisor →
-stop order → firewall → user simulator → rewriter → leak audit → next turn.
+"""The per-turn stages of a closed-loop attempt: executor turn ─► supervise (results snapshot,
+checks, supervisor) ─► follow-up (firewall, user simulator, rewriter, leak audit) ─► the stop
+order (`clawmark.judge.outcome.next_action`, the only one) ─► next executor turn or the outcome.
 
 Each cycle writes `cycles/<n>/` as it goes (prompt, turn, transcript, results, checks, decision,
 simulator, feedback, leak flags), so an attempt cut anywhere still shows everything up to the cut.
+A provider failure of the executor, or a supervisor or simulator that answers invalid twice,
+ends the attempt through the stop order and marks its stage failed (AttemptStopped).
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
 from clawmark.attempts.closed_loop_transcript import visible_messages
-from clawmark.attempts.outcome import infra_exceptions, model_error_status, provider_failure
+from clawmark.attempts.outcome import model_error_status, provider_failure
 from clawmark.attempts.session import run_with_deadline
+from clawmark.attempts.stages import DEFAULT_BOUND_S, AttemptStopped, Stage
 from clawmark.claws import TurnResult
-from clawmark.gateway.errors import ModelError
 from clawmark.results.status import Status
 
+SETUP_MARGIN_S = 300.0
 
-class CycleRunner:
-    def __init__(self, session: Any, ctx: Any, env: Any):
-        self.s, self.ctx, self.env = session, ctx, env
-        spec, config = session.task.spec, session.config
-        self.followups = spec.codex.max_user_followups
-        self.turn_limit = float(config.turn_timeout_s or spec.timeout_seconds)
-        self.total_limit = float(config.total_timeout_s or spec.max_total_seconds)
-        self.executor_s = 0.0  # executor turns only: judges and set-up do not count
-        self.records: list[CycleRecord] = []
 
-    @property
-    def max_turns(self) -> int:
-        return 1 + self.followups
+def executor_turn(s: Any) -> None:
+    if not s.agent_created:
+        s.claw.post_container_start(s.ctx)
+        s.claw.create_agent(s.ctx)
+        s.agent_created = True
+    turn, folder = s.turn - 1, s.layout.cycle(s.turn - 1)
+    (folder / "prompt.txt").write_text(s.message, encoding="utf-8")
+    remaining = s.total_limit - s.executor_s
+    result = _run_turn(s, turn, min(s.turn_limit, remaining), folder)
+    record = CycleRecord.start(turn, result, global_cut=result.timeout and remaining <= s.turn_limit)
+    record.cycle.time_left = s.executor_s < s.total_limit
+    if (failure := _provider_failure(s, result)) is not None:
+        _stop(s, record.fail_with(*failure, "provider"))
+    s.current, s.step = record, "supervise"
 
-    def run(self) -> LoopOutcome:
-        message = self.s.task.prompt(self.s.config.snapshot)
-        for turn in range(self.max_turns):
-            record = self.cycle(turn, message)
-            self.records.append(record)
-            if record.stop is not None:
-                break
-            message = record.cycle.feedback
-        return resolve(self.records, self.s.task)
 
-    def cycle(self, turn: int, message: str) -> CycleRecord:
-        folder = self.s.layout.cycle(turn)
-        (folder / "prompt.txt").write_text(message, encoding="utf-8")
-        remaining = self.total_limit - self.executor_s
-        try:
-            result = self._executor_turn(turn, message, min(self.turn_limit, remaining), folder)
-        except infra_exceptions() as exc:  # container gone, claw could not be driven
-            record = CycleRecord.start(turn, None, global_cut=False)
-            record.fail_with(Status.INFRA_ERROR, f"claw: {type(exc).__name__}: {exc}", type(exc).__name__)
-            return self._decided(record)
-        record = CycleRecord.start(turn, result, global_cut=result.timeout and remaining <= self.turn_limit)
-        record.cycle.time_left = self.executor_s < self.total_limit
-        if (failure := self._provider_failure(result)) is not None:
-            return self._decided(record.fail_with(*failure, "provider"))
-        with self.s.clock.phase("judge"):
-            self._judge(record, folder)
-        return self._decided(record)
+def executor_turn_failed(s: Any, exc: BaseException) -> None:
+    if isinstance(exc, AttemptStopped):
+        return  # the stop order has already closed the cycle
+    if not s.agent_created:  # the claw could not be set up: no turn was taken
+        s.outcome = LoopOutcome.infra(exc, "claw", threshold=s.threshold)
+        return
+    record = CycleRecord.start(s.turn - 1, None, global_cut=False)  # container gone, claw could not be driven
+    _close(s, record.fail_with(Status.INFRA_ERROR, f"claw: {type(exc).__name__}: {exc}", type(exc).__name__))
 
-    def _decided(self, record: CycleRecord) -> CycleRecord:
-        record.decide(followups_left=self.followups - (record.cycle.turn - 1))
-        return record
 
-    def _executor_turn(self, turn: int, message: str, limit: float, folder: Path) -> TurnResult:
-        claw, ctx = self.s.claw, self.ctx
-        ctx.budgets = self.s.config.budgets.model_copy(update={"seconds": max(0.0, limit)})
-        began = time.monotonic()
-        with self.s.clock.phase("executor"):
-            result = run_with_deadline(lambda: claw.send_task(ctx, message, turn),
-                                       max(0.0, limit) + self.s.config.deadline_grace_s,
-                                       stop=executor_stopper(claw, ctx))
-        self.executor_s += time.monotonic() - began
-        (folder / "turn.json").write_text(result.model_dump_json(indent=2))
-        claw.backup_session(ctx, folder / "transcript")
-        return result
+def supervise(s: Any) -> None:
+    from clawmark.attempts.closed_loop_judging import supervise as judge, wants_follow_up
 
-    def _provider_failure(self, result: TurnResult) -> tuple[Status, str] | None:
-        from clawmark.judge.outcome import turn_error_status
+    record, folder = s.current, s.layout.cycle(s.turn - 1)
+    with s.clock.phase("judge"):
+        s.headed.turn_end(s.ctx.sandbox, folder)  # the desktop as the turn left it (headed only)
+        s.env.snapshot_results(folder / "results")
+        messages = visible_messages(s.claw, folder / "transcript")
+        s.evidence = judge(s, record, folder, messages, turns=(s.turn, s.max_turns))
+    if record.cycle.error is not None:  # the supervisor answered invalid twice
+        _stop(s, record)
+    if wants_follow_up(record, _followups_left(s, record)):
+        s.step = "follow-up"
+    else:
+        _close(s, record)
 
-        failed = provider_failure(self.s.layout.ledger, "executor")
-        status = model_error_status(failed.status) if failed is not None else turn_error_status(result)
-        if status is None:
-            return None
-        detail = f"{failed.model}: {failed.error}" if failed is not None else (result.error or "reported by the claw")
-        return status, f"model provider {result.error_kind or status} ({detail})"
 
-    def _judge(self, record: CycleRecord, folder: Path) -> None:
-        from clawmark.attempts.closed_loop_judging import judge_cycle
-        from clawmark.judge.outcome import error_status
+def follow_up(s: Any) -> None:
+    from clawmark.attempts.closed_loop_judging import follow_up as write_follow_up
 
-        try:
-            self.s.headed.turn_end(self.ctx.sandbox, folder)  # the desktop as the turn left it (headed only)
-            self.env.snapshot_results(folder / "results")
-            messages = visible_messages(self.s.claw, folder / "transcript")
-            judge_cycle(self.s, record, folder, messages, turns=(record.cycle.turn, self.max_turns),
-                        followups_left=self.followups - (record.cycle.turn - 1))
-        except (*infra_exceptions(), ModelError) as exc:  # check container, engine, a judge's provider
-            record.fail_with(error_status(exc), f"judge: {type(exc).__name__}: {exc}", type(exc).__name__)
+    record = s.current
+    with s.clock.phase("judge"):
+        write_follow_up(s, record, s.layout.cycle(s.turn - 1), s.evidence, s.turn, s.max_turns)
+    if record.cycle.error is not None:  # the simulator answered invalid twice
+        _stop(s, record)
+    _close(s, record)
+
+
+def judging_failed(s: Any, exc: BaseException) -> None:
+    """Check container, engine, a judge's provider: the cycle ends with the world's error."""
+    from clawmark.judge.outcome import error_status
+
+    if isinstance(exc, AttemptStopped):
+        return
+    _close(s, s.current.fail_with(error_status(exc), f"judge: {type(exc).__name__}: {exc}", type(exc).__name__))
+
+
+def _followups_left(s: Any, record: CycleRecord) -> int:
+    return s.followups - (record.cycle.turn - 1)
+
+
+def _close(s: Any, record: CycleRecord) -> None:
+    """The stop order's answer for this cycle: the outcome, or the next turn's message."""
+    record.decide(followups_left=_followups_left(s, record))
+    s.records.append(record)
+    s.current = s.evidence = None
+    if record.stop is not None or len(s.records) >= s.max_turns:
+        s.outcome, s.step = resolve(s.records, s.task), None
+    else:
+        s.message, s.step = record.cycle.feedback, "executor-turn"
+
+
+def _stop(s: Any, record: CycleRecord) -> None:
+    _close(s, record)
+    raise AttemptStopped(record.error_message or str(record.stop), s.outcome)
+
+
+def _run_turn(s: Any, turn: int, limit: float, folder: Any) -> TurnResult:
+    claw, ctx = s.claw, s.ctx
+    ctx.budgets = s.config.budgets.model_copy(update={"seconds": max(0.0, limit)})
+    began = time.monotonic()
+    with s.clock.phase("executor"):
+        result = run_with_deadline(lambda: claw.send_task(ctx, s.message, turn),
+                                   max(0.0, limit) + s.config.deadline_grace_s, stop=executor_stopper(claw, ctx))
+    s.executor_s += time.monotonic() - began
+    (folder / "turn.json").write_text(result.model_dump_json(indent=2))
+    claw.backup_session(ctx, folder / "transcript")
+    return result
+
+
+def _provider_failure(s: Any, result: TurnResult) -> tuple[Status, str] | None:
+    from clawmark.judge.outcome import turn_error_status
+
+    failed = provider_failure(s.layout.ledger, "executor")
+    status = model_error_status(failed.status) if failed is not None else turn_error_status(result)
+    if status is None:
+        return None
+    detail = f"{failed.model}: {failed.error}" if failed is not None else (result.error or "reported by the claw")
+    return status, f"model provider {result.error_kind or status} ({detail})"
+
+
+def _turn_bound(s: Any) -> float:
+    return s.turn_limit + s.config.deadline_grace_s + 30.0 + SETUP_MARGIN_S  # 30: run_with_deadline's grace
 
 
 def executor_stopper(claw: Any, ctx: Any) -> Any:
@@ -123,3 +155,11 @@ def executor_stopper(claw: Any, ctx: Any) -> Any:
                 pass
 
     return stop
+
+
+TURN_STAGES = {
+    "executor-turn": Stage("executor-turn", executor_turn, executor_turn_failed, retry_safe=False,
+                           bound_s=_turn_bound, per_turn=True),
+    "supervise": Stage("supervise", supervise, judging_failed, bound_s=lambda s: DEFAULT_BOUND_S, per_turn=True),
+    "follow-up": Stage("follow-up", follow_up, judging_failed, bound_s=lambda s: DEFAULT_BOUND_S, per_turn=True),
+}

@@ -1,6 +1,6 @@
-"""The judging half of one cycle, over the gateway's role URLs: checks in their own container,
-the supervisor's decision, the stop order, and on continue the firewall, user simulator,
-rewriter and leak audit. Each step's output lands in the cycle folder before the next starts.
+"""The judging half of one cycle, over the gateway's role URLs: checks in their own container and
+the supervisor's decision (`supervise`); on continue the firewall, user simulator, rewriter and
+leak audit (`follow_up`). Each step's output lands in the cycle folder before the next starts.
 
 A supervisor or simulator that answers invalid twice ends the attempt as an infra error (its raw
 replies are kept); a check that crashes is a failed check (the attempt goes on)."""
@@ -15,9 +15,11 @@ from clawmark.attempts.closed_loop_transcript import write_json
 from clawmark.results.status import Status
 
 
-def judge_cycle(session: Any, record: CycleRecord, folder: Path, messages: list[dict], *,
-                turns: tuple[int, int], followups_left: int) -> None:
-    """Judge executor turn turns[0] (1-based) of turns[1]; fills record.cycle."""
+def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[dict], *,
+              turns: tuple[int, int]) -> Any:
+    """Checks and the supervisor's decision on executor turn turns[0] (1-based) of turns[1];
+    fills record.cycle and returns the evidence the follow-up needs (None when the supervisor
+    failed: the record says so)."""
     from clawmark.judge.checks import check_image, run_checks
     from clawmark.judge.evidence import Evidence
     from clawmark.judge.supervisor import SupervisorFailed, judge_turn
@@ -36,14 +38,21 @@ def judge_cycle(session: Any, record: CycleRecord, folder: Path, messages: list[
     except SupervisorFailed as exc:
         write_json(folder / "decision.json", {"error": str(exc), "raw_outputs": exc.raw_outputs})
         record.fail_with(Status.INFRA_ERROR, f"supervisor: {exc}", "supervisor_invalid")
-        return
+        return None
     write_json(folder / "decision.json", judgement.model_dump(mode="json"))
     cycle.decision = judgement.decision
-    if cycle.decision.verdict == "continue" and cycle.gate.complete and followups_left > 0 and cycle.time_left:
-        _follow_up(session, record, folder, evidence, turn, max_turns)
+    return evidence
 
 
-def _follow_up(session: Any, record: CycleRecord, folder: Path, evidence: Any, turn: int, max_turns: int) -> None:
+def wants_follow_up(record: CycleRecord, followups_left: int) -> bool:
+    """The user simulator writes a follow-up only when the supervisor asked to continue a turn
+    that completed, with follow-ups and executor time left."""
+    cycle = record.cycle
+    return (cycle.decision is not None and cycle.decision.verdict == "continue" and cycle.gate.complete
+            and followups_left > 0 and cycle.time_left)
+
+
+def follow_up(session: Any, record: CycleRecord, folder: Path, evidence: Any, turn: int, max_turns: int) -> None:
     from clawmark.judge.firewall import firewall
     from clawmark.judge.leak_audit import audit_followup
     from clawmark.judge.rewriter import rewrite

@@ -10,28 +10,25 @@ The claw's budget is also a host-side deadline: when it passes, the claw is stop
 loop asked to end, every process in the container killed, its calls cut at the gateway) and its
 thread joined; only then is the patch taken from the container (as Claw-SWE-Bench does for
 timed-out instances). The ledger is summed after the attempt is closed at the gateway.
+
+Each step is a stage over the attempt's state (clawmark/attempts/patch_stages.py); this function
+runs them directly, the sweep flow runs each as a Prefect task (flows/attempt.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import traceback
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from clawmark.attempts.grading import grade_patch
-from clawmark.attempts.outcome import PatchOutcome
-from clawmark.attempts.phases import PhaseClock, open_cell
-from clawmark.attempts.session import ClawSession
+from clawmark.attempts.phases import open_cell
 from clawmark.claws import Budgets, ClawAdapter, get_claw
-from clawmark.gateway.cassettes import is_scripted
 from clawmark.gateway.prices import Price
-from clawmark.results import AttemptLayout, AttemptRow, ResultStore, Track, config_hash
+from clawmark.results import AttemptRow, ResultStore, Track, config_hash
 
 TASK_PLACEHOLDER = "{task_id}"
 # Parameter names (any depth, `-` read as `_`) and values that carry credentials, not parameters.
@@ -94,7 +91,19 @@ def run_patch_attempt(
 ) -> AttemptRow:
     """Run one cell and commit its row; infra failures become error rows, never exceptions.
     Raises UnpricedModel before anything runs when the model has no price and no fallback."""
+    from clawmark.attempts.patch_stages import PATCH_STAGES
+    from clawmark.attempts.stages import run_stages
+
+    return run_stages(open_patch_attempt(instance, claw_name, model, seed, store, sweep_id, gateway, config=config),
+                      PATCH_STAGES)
+
+
+def open_patch_attempt(instance: Any, claw_name: str, model: str, seed: int, store: ResultStore, sweep_id: str,
+                       gateway: Any, *, config: PatchAttemptConfig | None = None) -> Any:
+    """The state of a fresh attempt of the cell (clawmark/attempts/patch_stages.py), its folder
+    laid out and its config saved; the stages in PATCH_STAGES run it to its row."""
     from clawmark.attempts.gateway_link import uses_fallback_price
+    from clawmark.attempts.patch_stages import PatchAttempt
 
     config = config or PatchAttemptConfig()
     claw = get_claw(claw_name, config.claw_settings)
@@ -102,16 +111,8 @@ def run_patch_attempt(
     fields = identity_fields(instance, claw, model, seed, sweep_id, config)
     saved = _saved_config(instance, claw, model, seed, config)
     layout, attempt_id, saved_hash = open_cell(store, sweep_id, fields, saved)
-    started, clock = datetime.now(UTC), PhaseClock()
-    try:
-        outcome = _attempt(instance, claw, model, attempt_id, layout, gateway, config, clock)
-    except Exception as exc:  # noqa: BLE001 - a bug of ours is a typed harness_error row, not a crash
-        (layout.logs / "harness-error.txt").write_text(traceback.format_exc())
-        outcome = PatchOutcome.harness(exc, "attempt")
-    row = _row(fields, outcome, attempt_id, layout, started, clock, saved_hash, model)
-    row = row.model_copy(update={"price_fallback": fallback})
-    store.write(row)
-    return row
+    return PatchAttempt(instance, claw, model, attempt_id, layout, gateway, config, store=store, fields=fields,
+                        saved_hash=saved_hash, price_fallback=fallback)
 
 
 def model_for_task(model: str, task_id: str) -> str:
@@ -197,43 +198,3 @@ def _saved_config(instance: Any, claw: ClawAdapter, model: str, seed: int,
                   config: PatchAttemptConfig) -> dict[str, Any]:
     return {"instance_id": instance.instance_id, "claw": claw.settings(), "model": model, "seed": seed,
             "protocol": config.model_dump(mode="json")}
-
-
-def _attempt(instance: Any, claw: ClawAdapter, model: str, attempt_id: str, layout: AttemptLayout,
-             gateway: Any, config: PatchAttemptConfig, clock: PhaseClock) -> PatchOutcome:
-    session = ClawSession(instance, claw, model_for_task(model, instance.instance_id), attempt_id,
-                          layout, gateway, config, clock)
-    outcome, patch = session.run()
-    if outcome is None:
-        turn = session.turn
-        note = None if turn is None or turn.success else f"claw {turn.exit_status}: {turn.error or ''}".strip()
-        outcome = grade_patch(instance, patch, claw.name, model, layout, config, clock, note)
-    return outcome.model_copy(update={"image_id": session.image_id})
-
-
-def _row(fields: dict[str, Any], outcome: PatchOutcome, attempt_id: str, layout: AttemptLayout,
-         started: datetime, clock: PhaseClock, saved_hash: str, model: str) -> AttemptRow:
-    from clawmark.attempts.usage_check import row_cross_check
-    from clawmark.gateway.ledger import summarize_ledger
-
-    summary = summarize_ledger(layout.ledger)
-    return AttemptRow.from_usage(
-        summary,
-        **fields,
-        **row_cross_check(layout.logs, layout.ledger),  # the claw's own usage against the ledger
-        attempt_id=attempt_id,
-        status=outcome.status,
-        resolution=outcome.resolution,
-        error_kind=outcome.error_kind,
-        error_message=outcome.error_message,
-        turns=outcome.turns,
-        failure_reason=outcome.failure_reason,
-        network_policy=outcome.network_policy,
-        wall=clock.times(),
-        started_at=started,
-        finished_at=datetime.now(UTC),
-        config_hash=saved_hash,
-        image_id=outcome.image_id,
-        scripted_model=is_scripted(model),
-        artifacts_dir=str(layout.dir),
-    )

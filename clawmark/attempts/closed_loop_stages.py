@@ -1,0 +1,264 @@
+"""The environment stages of a closed-loop attempt and its state: provision (pre_exec on the host,
+the task container) ─► inject (sources, skills, services; the desktop of a headed task; the
+gateway routes) ─► cycles (clawmark/attempts/closed_loop_cycle.py) ─► teardown (agent deleted,
+container down, routes gone: always) ─► record (row committed last).
+
+Set-up failures are typed: a pre_exec script failing is `pre_exec_failed`; a service that exits
+non-zero or never becomes ready, the engine or the image failing is `infra_error` (the service
+log is in logs/ — TaskEnv saves it); anything else raised is our bug (harness_error).
+
+Live-environment steps run once per attempt whatever is retried: pre_exec is keyed by the task's
+content and snapshot mode, the package injection and service bootstrap by the container they
+went into. A retried inject whose services did not finish starts from a fresh container (a half
+bootstrapped one cannot be trusted), without running pre_exec again.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from clawmark.attempts.closed_loop_outcome import LoopOutcome
+from clawmark.attempts.phases import PhaseClock, run_cleanup
+from clawmark.attempts.stages import DEFAULT_BOUND_S, Stage, TrackStages
+from clawmark.claws import ClawContext
+from clawmark.results import AttemptRow, Status
+from clawmark.taskenv.errors import PreExecFailed
+
+EXECUTOR_ROLE = "executor"
+VISION_SUFFIX = "-vision"  # a sibling route pinned to the image model, on the same ledger
+SETUP_MARGIN_S = 300.0
+
+
+class ClosedLoopAttempt:
+    """What one closed-loop attempt holds while its stages run; `step` names the next stage."""
+
+    def __init__(self, task: Any, claw: Any, models: dict[str, str], attempt_id: str, layout: Any, gateway: Any,
+                 config: Any, *, store: Any, fields: dict[str, Any], saved_hash: str, model: str):
+        from clawmark.taskenv.headed import HeadedRun
+
+        self.task, self.claw, self.models, self.attempt_id = task, claw, models, attempt_id
+        self.layout, self.gateway, self.config, self.store = layout, gateway, config, store
+        self.fields, self.saved_hash, self.model = fields, saved_hash, model
+        self.clock, self.started = PhaseClock(), datetime.now(UTC)
+        self.image_model = config.image_model or task.spec.image_model
+        self.headed = HeadedRun(task, layout.artifacts)  # nothing unless the task is headed
+        self.token, self.ctx, self.env, self.image_id = "", None, None, None
+        self.container_up = self.registered = self.agent_created = self.cleaned_up = False
+        self.live_done: set[str] = set()  # keys of live-environment steps already run
+        self.step: str | None = "provision"
+        self.outcome: LoopOutcome | None = None
+        spec = task.spec
+        self.followups = spec.codex.max_user_followups
+        self.turn_limit = float(config.turn_timeout_s or spec.timeout_seconds)
+        self.total_limit = float(config.total_timeout_s or spec.max_total_seconds)
+        self.executor_s = 0.0  # executor turns only: judges and set-up do not count
+        self.records: list[Any] = []
+        self.current: Any = None  # the CycleRecord of the turn being judged
+        self.evidence: Any = None
+        self.message = task.prompt(config.snapshot)
+
+    @property
+    def turn(self) -> int:
+        """1-based number of the cycle under way (or next)."""
+        return len(self.records) + 1
+
+    @property
+    def max_turns(self) -> int:
+        return 1 + self.followups
+
+    @property
+    def threshold(self) -> float:
+        return float(self.task.spec.success_threshold)
+
+    def harness_failed(self, exc: BaseException) -> None:
+        self.outcome = LoopOutcome.harness(exc, "attempt")
+
+    def live_step(self, key: str, action: Any) -> None:
+        """Run a live-environment step once per attempt for these inputs (`key`)."""
+        if key not in self.live_done:
+            action()
+            self.live_done.add(key)
+
+
+def provision(s: ClosedLoopAttempt) -> None:
+    with s.clock.phase("provision"):
+        s.ctx = s.ctx or _context(s)
+        s.env = s.env or _environment(s, s.ctx)
+        # keyed by the cell's task hash (fixed at open): a script that writes into its package leaves it alone
+        s.live_step(f"pre_exec:{s.fields['task_hash']}:{s.config.snapshot}", s.env.pre_exec)
+        _start_container(s)
+    s.step = "inject"
+
+
+def inject(s: ClosedLoopAttempt) -> None:
+    with s.clock.phase("provision"):
+        key = f"prepare:{s.ctx.sandbox.container_id}"
+        if f"began:{key}" in s.live_done and key not in s.live_done:  # a retry after a half bootstrap
+            _stop_container(s)
+            _start_container(s)
+            key = f"prepare:{s.ctx.sandbox.container_id}"
+        s.live_done.add(f"began:{key}")
+        s.live_step(key, s.env.prepare)
+        s.live_step(f"desktop:{s.ctx.sandbox.container_id}", lambda: s.headed.begin(s.ctx.sandbox))
+    if not s.registered:
+        _register(s)
+    s.ctx.gateway_token = s.token
+    s.step = "executor-turn"
+
+
+def provision_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
+    if isinstance(exc, PreExecFailed):
+        s.outcome = LoopOutcome.infra(exc, "pre_exec", Status.PRE_EXEC_FAILED, threshold=s.threshold)
+    else:  # ServiceFailed, no image, engine: typed by name in the row
+        s.outcome = LoopOutcome.infra(exc, "provision", threshold=s.threshold)
+
+
+def teardown(s: ClosedLoopAttempt) -> None:
+    """Claw usage saved, agent deleted, recording stopped, container down, routes gone: each
+    once, each logged (never raised) when it fails."""
+    if s.cleaned_up:
+        return
+    s.cleaned_up = True
+    if s.agent_created:
+        run_cleanup(s.layout, "collect_usage", lambda: _save_claw_usage(s))
+    if s.registered:
+        run_cleanup(s.layout, "delete_agent", lambda: s.claw.delete_agent(s.ctx))
+    if s.container_up:
+        run_cleanup(s.layout, "headed", lambda: s.headed.finish(s.ctx.sandbox))
+        run_cleanup(s.layout, "teardown", lambda: _stop_container(s))
+    if s.registered:
+        run_cleanup(s.layout, "unregister", lambda: _unregister(s))
+
+
+def teardown_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
+    raise exc  # never in the loop: clean-up runs after it, directly when its task fails
+
+
+def record(s: ClosedLoopAttempt) -> AttemptRow:
+    outcome = s.outcome or LoopOutcome.harness(RuntimeError("no stage set an outcome"), "attempt")
+    if s.registered:  # the container was ready: the row names its image
+        outcome = outcome.model_copy(update={"image_id": s.image_id})
+    row = _row(s, outcome)
+    s.store.write(row)
+    return row
+
+
+def _start_container(s: ClosedLoopAttempt) -> None:
+    s.ctx.sandbox = s.env.start()
+    s.container_up, s.image_id = True, s.ctx.sandbox.image_id
+
+
+def _stop_container(s: ClosedLoopAttempt) -> None:
+    s.container_up = False
+    s.env.__exit__(None, None, None)
+
+
+def _inject_bound(s: ClosedLoopAttempt) -> float:
+    services = max(1, len(s.task.services))
+    return services * (s.config.service_timeout_s + s.config.service_ready_s) + DEFAULT_BOUND_S
+
+
+def plan(s: ClosedLoopAttempt) -> Stage | None:
+    from clawmark.attempts.closed_loop_cycle import TURN_STAGES
+
+    if s.outcome is not None or s.step is None:
+        return None
+    return {"provision": PROVISION, "inject": INJECT, **TURN_STAGES}[s.step]
+
+
+PROVISION = Stage("provision", provision, provision_failed)
+INJECT = Stage("inject", inject, provision_failed, bound_s=_inject_bound)
+TEARDOWN = Stage("teardown", teardown, teardown_failed, bound_s=lambda s: 2 * SETUP_MARGIN_S)
+RECORD = Stage("record", record, teardown_failed, bound_s=lambda s: SETUP_MARGIN_S)
+CLOSED_LOOP_STAGES = TrackStages(plan, TEARDOWN, RECORD)
+
+
+def _save_claw_usage(s: ClosedLoopAttempt) -> None:
+    """The claw's own figures, a cross-check of the ledger (attempts/usage_check.py)."""
+    from clawmark.attempts.usage_check import CLAW_USAGE_FILE
+
+    usage = s.claw.collect_usage(s.ctx)
+    if usage is not None:
+        # json.dumps keeps NaN (an unpriced cost) as NaN; pydantic's JSON would write null
+        (s.layout.logs / CLAW_USAGE_FILE).write_text(json.dumps(usage.model_dump(), indent=2))
+
+
+def _context(s: ClosedLoopAttempt) -> ClawContext:
+    from clawmark.attempts.gateway_link import container_url, host_url
+    from clawmark.taskenv.layout import SKILLS_DIR, WORKSPACE
+
+    host = host_url(s.gateway, s.attempt_id, EXECUTOR_ROLE)
+    inside = s.claw.runs_in_container
+    vision = host_url(s.gateway, s.attempt_id + VISION_SUFFIX, EXECUTOR_ROLE) if s.image_model else ""
+    return ClawContext(
+        attempt_id=s.attempt_id,
+        gateway_url=container_url(s.gateway, s.attempt_id, EXECUTOR_ROLE) if inside else host,
+        host_gateway_url=host, ledger_path=s.layout.ledger, model=s.models[EXECUTOR_ROLE],
+        budgets=s.config.budgets, workspace=WORKSPACE, host_dir=s.layout.transcript,
+        track="closed_loop", exec_user=env_config(s).executor_user, skills_dir=SKILLS_DIR,
+        image_model=s.image_model, image_gateway_url=vision,
+    )
+
+
+def env_config(s: ClosedLoopAttempt) -> Any:
+    from clawmark.taskenv.config import TaskEnvConfig
+    from clawmark.taskenv.headed import task_image
+
+    c = s.config
+    labels = {"clawmark.attempt": s.attempt_id, "clawmark.claw": s.claw.name}
+    return TaskEnvConfig(image=task_image(s.task, c.image), network_policy=c.network_policy, snapshot=c.snapshot,
+                         base_skills=c.base_skills, service_timeout_s=c.service_timeout_s,
+                         service_ready_s=c.service_ready_s, labels=labels)
+
+
+def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> Any:
+    from clawmark.taskenv import TaskEnv
+
+    config = env_config(s)
+    extra = {k: v for k, v in s.claw.docker_args(ctx).items() if k in ("env", "volumes")}
+    if extra:  # a claw running in the container brings its home and environment
+        config = config.model_copy(update={k: {**getattr(config, k), **v} for k, v in extra.items()})
+    if s.config.web is not None:  # the web proxy in front of the container (clawmark/webproxy)
+        from clawmark.webproxy import ProxiedTaskEnv
+
+        return ProxiedTaskEnv(s.task, config, s.layout.logs, s.config.web, s.layout.artifacts / "web")
+    return TaskEnv(s.task, config, s.layout.logs)
+
+
+def _register(s: ClosedLoopAttempt) -> None:
+    budget = s.config.budgets.cost_usd + s.config.judge_budget_usd
+    route = s.gateway.register_attempt(s.attempt_id, model=s.models[EXECUTOR_ROLE], budget_usd=budget,
+                                       ledger_path=s.layout.ledger, role_models=dict(s.models),
+                                       params=dict(s.config.model_params), require_token=True)
+    s.token, s.registered = route.token, True  # every role and the claw carry it; a call without it is refused
+    if s.image_model:
+        s.gateway.register_attempt(s.attempt_id + VISION_SUFFIX, model=s.image_model,
+                                   budget_usd=s.config.budgets.cost_usd, ledger_path=s.layout.ledger,
+                                   require_token=True, token=s.token)
+
+
+def _unregister(s: ClosedLoopAttempt) -> None:
+    s.gateway.unregister_attempt(s.attempt_id)
+    if s.image_model:
+        s.gateway.unregister_attempt(s.attempt_id + VISION_SUFFIX)
+
+
+def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
+    from clawmark.attempts.usage_check import row_cross_check
+    from clawmark.gateway.cassettes import is_scripted
+    from clawmark.gateway.ledger import summarize_ledger
+    from clawmark.webproxy.session import row_web_counts
+
+    layout, config = s.layout, s.config
+    summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
+    cross_check = row_cross_check(layout.logs, layout.ledger)  # never costs the row
+    layout.usage.write_text(json.dumps(summary, indent=2, default=str))
+    layout.outcome.write_text(outcome.model_dump_json(indent=2))
+    return AttemptRow.from_usage(
+        summary, **s.fields, attempt_id=s.attempt_id, **outcome.row_fields(), wall=s.clock.times(),
+        started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash,
+        scripted_model=is_scripted(s.model), artifacts_dir=str(layout.dir), network_policy=config.network_policy,
+        snapshot_mode=config.snapshot, **row_web_counts(layout.artifacts / "web"), **cross_check,
+    )

@@ -1,0 +1,125 @@
+"""The stages of an attempt, and the one loop that runs them over an attempt's state.
+
+A track names its stages (`Stage`: a function over the attempt's state, what its failure means
+for the row, whether running it again is fair, its outer deadline) and a `plan` that picks the
+next stage from the state; `run_stages` drives them. How a stage is *called* is the caller's:
+directly here (`clawmark run`, tests, benches), as one Prefect task per stage in `flows/attempt.py`
+(retries, timeouts, the UI's view of where an attempt is). Both paths share everything else, so
+the stop order, the typed outcomes and the clean-up are the same whichever runs them.
+
+A stage signals the end of the attempt by raising: an infrastructure failure (typed: runtime,
+engine, git, claw set-up, disk — `retryable` says which are worth another go) or `AttemptStopped`
+(a model or provider failure the stage established; never retried). Anything else is our bug: a
+harness_error row. Clean-up always runs, directly if the caller's call of it failed.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from clawmark.attempts.outcome import infra_exceptions
+
+Caller = Callable[["Stage", Any], Any]
+
+
+class AttemptStopped(Exception):
+    """A stage found how the attempt ends (the provider refused the claw, a judge failed): the
+    stage shows failed where stages are shown, and is not run again. `outcome` is the track's."""
+
+    def __init__(self, message: str, outcome: Any) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    run: Callable[[Any], Any]
+    failed: Callable[[Any, BaseException], None]  # records the failure on the state (the row's outcome)
+    retry_safe: bool = True  # False: a rerun would give the claw a second try (executor turns)
+    bound_s: Callable[[Any], float] = lambda state: DEFAULT_BOUND_S  # outer deadline of the whole stage
+    per_turn: bool = False  # runs once per executor turn: its runs are named `name[turn]`
+
+    def run_name(self, state: Any) -> str:
+        return f"{self.name}[{state.turn}]" if self.per_turn else self.name
+
+
+# Outer bound of a stage without a budget of its own (provision may build an image first); the
+# stage's own host-side deadlines (exec timeouts, the claw's deadline) end it long before.
+DEFAULT_BOUND_S = 3600.0
+
+
+class TrackStages(NamedTuple):
+    plan: Callable[[Any], Stage | None]
+    cleanup: Stage
+    record: Stage
+
+
+def call_directly(stage: Stage, state: Any) -> Any:
+    return stage.run(state)
+
+
+def expected_failures() -> tuple[type[BaseException], ...]:
+    from clawmark.gateway.errors import ModelError
+
+    return (*infra_exceptions(), ModelError, AttemptStopped)
+
+
+def run_stages(state: Any, track: TrackStages, call: Caller = call_directly) -> Any:
+    """Every stage the track's plan picks, then its clean-up (always), then its record (whose
+    result, the committed row, is returned)."""
+    plan, cleanup, record, last = track.plan, track.cleanup, track.record, None
+    try:
+        while (stage := plan(state)) is not None:
+            if stage is last:
+                raise RuntimeError(f"stage {stage.name} left the attempt where it was")
+            last = stage
+            try:
+                call(stage, state)
+            except expected_failures() as exc:
+                stage.failed(state, exc)
+    except Exception as exc:  # noqa: BLE001 - a bug of ours is a typed harness_error row, not a crash
+        (state.layout.logs / "harness-error.txt").write_text(traceback.format_exc())
+        state.harness_failed(exc)
+    finally:
+        if not state.cleaned_up:
+            _clean_up(state, cleanup, call)
+    return call(record, state)
+
+
+def _clean_up(state: Any, cleanup: Stage, call: Caller) -> None:
+    try:
+        call(cleanup, state)
+    except BaseException:  # noqa: BLE001 - the caller failed (its orchestrator, a timeout): clean up here
+        cleanup.run(state)
+
+
+_NEVER_RETRIED_NAMES = frozenset({"PreExecFailed", "HistoryLeak", "PatchTooLarge", "InstanceUnbuildable",
+                                  "PredictionsError", "OutOfMemory", "ArchiveTooLarge", "UnknownClaw",
+                                  "ExecTimeout"})
+
+
+def retryable(exc: BaseException) -> bool:
+    """Whether running the failed stage again can help: a failure of the world under the attempt
+    (engine, image, container, git step, claw set-up, disk). Never a timeout of any kind, a model
+    or provider failure (the gateway already backs off on 429/5xx; auth and budget never heal), a
+    refusal (history leak), what the workload caused (OOM, a patch or copy over its cap, the
+    package's own pre_exec script), nor an exception we do not know (our bug)."""
+    import requests
+
+    from clawmark.gateway.errors import ModelError
+    from clawmark.swe.errors import ShellStepFailed
+    from clawmark.taskenv.errors import ServiceFailed
+
+    if isinstance(exc, (TimeoutError, requests.exceptions.Timeout, ModelError, AttemptStopped)):
+        return False
+    if any(kind.__name__ in _NEVER_RETRIED_NAMES for kind in type(exc).__mro__):
+        return False
+    if isinstance(exc, ShellStepFailed) and exc.timed_out:
+        return False
+    if isinstance(exc, ServiceFailed) and "ran past" in exc.reason:  # a oneshot service's timeout
+        return False
+    return isinstance(exc, infra_exceptions())
