@@ -1,0 +1,54 @@
+"""What `clawmark sweep` shows while a sweep runs, read from the store alone: skipped (committed
+before this run), done, running (a cell lease or a local artifact folder without a row), failed,
+left, spend against the cap; and the one line per finished cell printed without a terminal."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from rich.console import Console
+
+from clawmark.cli.sweep_view import finished_line, progress_table, status_table
+from clawmark.results import ROLES, ResultStore, RoleUsage
+from clawmark.results.lease import cell_lease
+from clawmark.results.synthetic import example_row
+from clawmark.sweeps.progress import SweepWatcher
+
+
+def _text(table) -> str:
+    console = Console(record=True, width=220)
+    console.print(table)
+    return console.export_text()
+
+
+def _row(seed: int, usd: float, **extra):
+    usage = {role: RoleUsage(calls=1, cost_usd=usd if role == "executor" else 0.0) for role in ROLES}
+    return example_row(seed=seed, usage=usage, **extra)
+
+
+def test_counts_while_a_sweep_runs(tmp_path):
+    store = ResultStore(tmp_path / "results")
+    reused, fresh, crashed, leased, waiting = (_row(0, 0.25), _row(1, 0.5), _row(2, 0.0, status="infra_error"),
+                                               _row(3, 0.0), _row(4, 0.0))
+    store.write(reused)
+    watcher = SweepWatcher(store, "sweep-1", {r.cell_key for r in (reused, fresh, crashed, leased, waiting)})
+    watcher.prime()
+    lease = cell_lease(store, "sweep-1", leased.cell_key).acquire()  # a pool worker runs it
+    store.write(fresh)
+    store.write(crashed)
+    finished = watcher.poll()
+    assert [c.cell_key for c in finished] == sorted([fresh.cell_key, crashed.cell_key])
+    c = watcher.counts
+    assert (c.planned, c.skipped, c.done_now, c.running, c.errors, c.left) == (5, 1, 2, 1, 1, 2)
+    assert c.spent_usd == 0.75
+
+    spec = SimpleNamespace(sweep_id="sweep-1", max_cost_usd=2.0)
+    live = _text(progress_table(watcher, spec))
+    assert "skipped" in live and "failed" in live and "$0.7500 of $2.00 cap" in live
+    assert "│       5 │       1 │    2 │       1 │      1 │    2 │" in live
+    line = finished_line(finished[0], watcher, spec.max_cost_usd)
+    assert line.startswith("[3/5]") and "failed 1, skipped 1" in line and "spend $0.7500 of $2.00 cap" in line
+    assert "infra_error 1, pass 2" in _text(status_table(watcher, "sweep-1"))
+    lease.release()
+    watcher.poll()
+    assert watcher.counts.running == 0
