@@ -34,9 +34,10 @@ class InstanceImageMissing(SweRunError, ImageMissing):
     """The row names an image that is not present locally (real SWE-bench users bring their own).
     Also a runtime `ImageMissing`, so callers catching that one see it too."""
 
-    def __init__(self, instance_id: str, image: str) -> None:
+    def __init__(self, instance_id: str, image: str, pull_error: str | None = None) -> None:
         self.instance_id, self.image = instance_id, image
-        super().__init__(f"{instance_id}: image {image!r} is not present locally (pull or build it first)")
+        why = f"and could not be pulled ({pull_error})" if pull_error else "(pull or build it first)"
+        super().__init__(f"{instance_id}: image {image!r} is not present locally {why}")
 
 
 class InstanceUnbuildable(SweRunError):

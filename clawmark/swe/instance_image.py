@@ -51,7 +51,7 @@ def instance_image(instance: Any, progress=None, cache: Any = None) -> str:
 
 def _ensure_named(instance: Any, cache: Any, progress) -> bool:
     """Make the row's image present; True when it was pulled here (else it was already there)."""
-    from clawmark.runtime.image_cache import pull_image
+    from clawmark.runtime.image_cache import ImagePullFailed, pull_image
     from clawmark.runtime.images import image_lock, image_present
 
     with image_lock(instance.image):  # parallel cells of one instance pull it once
@@ -61,7 +61,10 @@ def _ensure_named(instance: Any, cache: Any, progress) -> bool:
             raise InstanceImageMissing(instance.instance_id, instance.image)
         if progress:
             progress(f"pulling {instance.image}")
-        pull_image(instance.image)
+        try:
+            pull_image(instance.image)
+        except ImagePullFailed as exc:  # still image_missing: the row's image is not here
+            raise InstanceImageMissing(instance.instance_id, instance.image, str(exc)) from exc
     return True
 
 

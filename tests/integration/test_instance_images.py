@@ -20,7 +20,6 @@ import httpx
 import pytest
 
 from clawmark.catalog import SweInstance
-from clawmark.runtime.errors import ImageMissing
 from clawmark.runtime.image_cache import ImageCacheConfig, ImagePullFailed, prune_lru, record_use
 from clawmark.swe.errors import InstanceImageMissing
 from clawmark.swe.instance_image import instance_image
@@ -103,9 +102,9 @@ def test_a_missing_row_image_is_pulled_unless_offline(docker_client, registry, t
         assert instance_image(_instance(ref), cache=cache) == ref
         assert _present(docker_client, ref) and len(list((tmp_path / "use").glob("*.json"))) == 1  # pulled: its own
 
-        with pytest.raises(ImagePullFailed) as missing:  # the registry does not have it
+        with pytest.raises(InstanceImageMissing) as missing:  # the registry does not have it: still image_missing
             instance_image(_instance(f"{registry}/swebench/absent-{token}:latest"), cache=cache)
-        assert isinstance(missing.value, ImageMissing) and "absent" in str(missing.value)
+        assert isinstance(missing.value.__cause__, ImagePullFailed) and "could not be pulled" in str(missing.value)
     finally:
         if _present(docker_client, ref):
             docker_client.images.remove(ref)
