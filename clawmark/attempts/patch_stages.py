@@ -23,6 +23,7 @@ from clawmark.attempts.stages import DEFAULT_BOUND_S, AttemptStopped, Stage, Tra
 from clawmark.claws import ClawContext
 from clawmark.runtime.errors import RuntimeFailure
 from clawmark.results import AttemptRow, Status
+from clawmark.results.status import ErrorKind
 
 EXECUTOR_ROLE = "executor"
 SETUP_MARGIN_S = 300.0  # claw hooks around the turn (post_container_start, create_agent, backup)
@@ -115,6 +116,8 @@ def evaluate(s: PatchAttempt) -> None:
     outcome = grade_patch(s.instance, s.patch, s.claw.name, s.model, s.layout, s.config, s.clock, note)
     if outcome.status is Status.INFRA_ERROR:  # no image, engine trouble: the patch is not to blame
         raise EvaluatorInfraFailure(outcome)
+    if turn is not None and turn.timeout:  # still graded, but the row says the claw ran out of time
+        outcome = outcome.model_copy(update={"error_kind": ErrorKind.TIMEOUT})
     s.outcome = outcome
 
 
