@@ -26,7 +26,8 @@ from clawmark.sweeps.plan import SpendMeter
 from flows.stages import run_cell
 
 
-@task(name="reap-leaked", cache_policy=NO_CACHE)
+# Retried: listing races other runs removing their own containers (a container listed, then gone).
+@task(name="reap-leaked", cache_policy=NO_CACHE, retries=3, retry_delay_seconds=1)
 def reap_leaked() -> int:
     """Containers on this worker's engine whose owning process on this host is gone (a run
     SIGKILLed with its worker): removed before this run adds its own."""
