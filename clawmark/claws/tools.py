@@ -1,10 +1,10 @@
 """The reference claw's tools, in OpenAI tool-calling format, executed in the attempt's sandbox.
 
 Tool failures (a missing file, a directory or binary file passed as a text file, a broken symlink,
-a file over the copy limit, an ambiguous edit, a non-zero exit) are observations for the model,
-never exceptions: only the sandbox itself failing (container gone, engine down) is an
-infrastructure error. A symlink is read and edited through its target, so an edit never turns the
-link into a file in the patch."""
+a file over the copy limit, an ambiguous edit, a non-zero exit, a command the OOM killer ended)
+are observations for the model, never exceptions: only the sandbox itself failing (container
+gone, engine down) is an infrastructure error. A symlink is read and edited through its target,
+so an edit never turns the link into a file in the patch."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from clawmark.runtime.errors import ArchiveTooLarge
+from clawmark.runtime.errors import ArchiveTooLarge, OutOfMemory
 
 # What a path is, in one exec: "dir", "missing", "broken-link", "special" or the resolved file path.
 _KIND_SCRIPT = ('p={path}; if [ -d "$p" ]; then echo dir; elif [ -f "$p" ]; then readlink -f -- "$p"; '
@@ -99,7 +99,12 @@ class ToolBox:
         return f"{text[:half]}\n[... {len(text) - limit} characters elided ...]\n{text[-half:]}"
 
     def _tool_bash(self, command: str) -> str:
-        result = self.sandbox.exec(command, timeout_s=self.config.command_timeout_s, workdir=self.workspace)
+        try:
+            result = self.sandbox.exec(command, timeout_s=self.config.command_timeout_s, workdir=self.workspace)
+        except OutOfMemory as exc:  # the command's own allocation: what a shell shows, as in-container claws see
+            partial = exc.result
+            output = f"{partial.stdout}{partial.stderr}" if partial is not None else ""
+            return f"[killed: out of memory ({exc})]\n{output}"
         status = "timed out" if result.timed_out else f"exit code {result.exit_code}"
         return f"[{status}]\n{result.stdout}{result.stderr}"
 
