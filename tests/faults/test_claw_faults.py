@@ -44,8 +44,11 @@ def test_a_silent_hung_claw_is_stopped_at_the_host_deadline_and_typed_timeout(
     assert_kept(before, rows(store, "hang"))
 
 
-def test_a_command_killed_by_oom_is_typed_in_its_row(
+def test_a_command_killed_by_oom_is_the_claws_observation_and_its_patch_is_graded(
         docker_client, prefect_harness, fault_cassettes, tmp_path, monkeypatch):
+    """The kernel kills the claw's command at the container's memory limit. The claw sees it as a
+    shell would (killed, out of memory) and goes on, as a claw running in the container does; the
+    row grades what it left: an OOM its own command caused is never an infra error to rerun."""
     from clawmark.claws.reference import ReferenceClaw
 
     given = ReferenceClaw.docker_args
@@ -58,10 +61,13 @@ def test_a_command_killed_by_oom_is_typed_in_its_row(
     by_claw = {r["claw"]: r for r in before.values()}
     killed = by_claw["reference"]
     assert (first["ran"], len(before)) == (2, 2)
-    assert (killed["status"], killed["error_kind"]) == ("infra_error", "infra"), killed["error_message"]
-    assert "OutOfMemory" in killed["error_message"] and "192 MB" in killed["error_message"]
+    assert (killed["status"], killed["error_kind"]) == ("empty_patch", "model"), killed["error_message"]
+    transcript = store.layout("oom", killed["cell_key"]).transcript
+    seen = "".join(p.read_text(errors="replace") for p in transcript.rglob("*") if p.is_file())
+    assert "killed: out of memory" in seen and "192 MB" in seen
+    assert killed["executor_calls"] == 2  # it went on to its next step after the kill
     assert by_claw["oracle"]["status"] == "resolved"
 
     again = _run(sweep_spec, store)
-    assert_kept(before, rows(store, "oom"))
     assert again["ran"] == 0
+    assert_kept(before, rows(store, "oom"))

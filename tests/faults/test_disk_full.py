@@ -54,8 +54,12 @@ def fill_when_first_row_lands(rows_dir: Path, filler: Path, stop: threading.Even
 
 
 def test_a_full_results_disk_stops_the_sweep_cleanly_and_the_next_run_finishes(
-        docker_client, prefect_harness, small_disk):
+        docker_client, prefect_harness, small_disk, monkeypatch):
     from flows.sweep import sweep
+
+    # The disk preflight (a floor of free space before each cell) would prune the shared engine's
+    # instance images for a 64 MB disk: off, so the disk fills in the middle of cells, as it can.
+    monkeypatch.setenv("CLAWMARK_DISK_FLOOR_GB", "0")
 
     set_limits(**{"clawmark-docker-local": 1})
     results = small_disk / "results"
