@@ -34,8 +34,11 @@ def provider():
 def gateway(docker_client, provider, tmp_path_factory):
     from clawmark.gateway.client import ClientConfig
     from clawmark.gateway.server import GatewayConfig, GatewayServer
+    from clawmark.runtime.network import gateway_network
 
-    config = GatewayConfig(host="0.0.0.0", ledger_dir=tmp_path_factory.mktemp("kit-ledgers"),
+    # Bound as the pipeline binds it (loopback + the containers' network), never on every address.
+    config = GatewayConfig(host="127.0.0.1", also_hosts=[gateway_network()[1]],
+                           ledger_dir=tmp_path_factory.mktemp("kit-ledgers"),
                            client=ClientConfig(max_retries=1, backoff_base_s=0.1, backoff_max_s=0.2))
     with GatewayServer(config) as server:
         yield server

@@ -12,6 +12,9 @@ models through the real gateway. Adding a claw is one line here plus its cassett
 
 The cassettes ``kit-slow`` (one reply after 30 s) and ``kit-http-<code>`` (the provider answers
 that HTTP status; no file needed) are shared by every claw.
+
+The closed-loop half (``test_conformance_closed_loop.py``) writes its generic cassettes itself
+(one reply per turn); EDICT's court plays ``tasks_catalog/cassettes/edict-cl-zh_201_invoice_sum``.
 """
 
 from __future__ import annotations
@@ -48,7 +51,9 @@ class KitClaw:
     # OpenClaw ends every user turn with its own runtime-facts user message, so no trigger sees
     # the follow-up's text there: its cassettes answer the follow-up by reply count (`turn`) alone.
     context_after_user: bool = False
-    closed_loop: bool = True  # EDICT's court needs a cassette per role: patch track only here
+    # The closed-loop half's generic three-turn case (one reply per turn). EDICT's court needs a
+    # reply per role and board state: it runs a bundled task on its own cassette instead.
+    closed_loop: bool = True
 
     @property
     def config(self) -> dict[str, Any]:

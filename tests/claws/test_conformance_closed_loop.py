@@ -1,12 +1,24 @@
-"""The conformance kit's closed-loop half: every claw of ``KIT_CLAWS`` through a real two-turn
-closed-loop attempt (task container, supervisor, user simulator, rewritten follow-up) on the
-fixture task ``fx_101_sum``: one session across turns (turn 2's reply only answers a request
-that holds turn 1's assistant message), the follow-up delivered, calls under the right roles,
-and no claw file in the results folders."""
+"""The conformance kit's closed-loop half: every claw of ``KIT_CLAWS`` through real closed-loop
+attempts (task container, supervisor, user simulator, rewritten follow-ups).
+
+* Three turns on the bundled task ``en_101_sales_total``: one session across turns (a follow-up's reply
+  only answers a request that holds the turns before it), both follow-ups delivered, calls under
+  the right roles, no claw file in the results folders. (GenericAgent 1.0.7's own file loop died
+  on the second follow-up: the third turn is what catches that kind of bug.)
+* EDICT's court on the bundled task ``zh_201_invoice_sum`` (its own cassette, the task's own
+  supervisor and simulator): every role acts on both turns and the attempt passes after the
+  follow-up.
+* The claw runs with the task's network policy: the container of every attempt above (``full``)
+  and of a one-turn attempt per claw on the fixture task ``fx_101_sum`` under ``none`` and
+  ``registries-only`` is on the networks
+  that policy gives, and the claw still reaches the gateway through them.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,12 +27,15 @@ import yaml
 from clawmark.catalog import load_task
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
+from clawmark.settings import TASKS_CATALOG
 from tests.claws.kit import (CASSETTES, CLAW_DIR_NAMES, CLAW_FILE_NAMES, FOLLOW_UP_MARK, KIT_CLAWS, TURN0_MARK,
                              follow_up_request, texts)
-from tests.integration.closed_loop_support import FIXTURES, decision, sim_reply
+from tests.integration.closed_loop_support import FIXTURES, bundled_task, decision, sim_reply
 
 pytestmark = pytest.mark.docker
 CL_FOLLOW_UP = f"{FOLLOW_UP_MARK}: please write the summary file now."
+CL_TASK = "en_101_sales_total"  # of the bundled suite; the scripted replies write nothing, so it fails
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
 
 
 @pytest.fixture
@@ -36,34 +51,143 @@ def cassettes(tmp_path, monkeypatch):
     return write
 
 
-@pytest.mark.parametrize("kit_claw", [c for c in KIT_CLAWS if c.closed_loop], ids=str)
-def test_two_closed_loop_turns_in_one_session(kit_claw, provider, gateway, store, cassettes):
+@pytest.fixture
+def task_containers():
+    """attempt id -> (networks, environment) of every task container seen while the test runs."""
+    import docker
+
+    client, seen, done = docker.from_env(), {}, threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for container in client.containers.list(filters={"label": "clawmark.role=task-env"}):
+                attempt = container.labels.get("clawmark.attempt")
+                if attempt and attempt not in seen:
+                    try:
+                        container.reload()
+                    except docker.errors.NotFound:
+                        continue
+                    seen[attempt] = (set(container.attrs["NetworkSettings"]["Networks"]),
+                                     container.attrs["Config"]["Env"] or [])
+            done.wait(0.3)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    yield seen
+    done.set()
+    watcher.join(timeout=10)
+    client.close()
+
+
+def _attempt(task, claw, executor, store, gateway, **config):
     from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, run_closed_loop_attempt
 
-    executor = cassettes(f"kit-cl-{kit_claw.name}", [
-        kit_claw.final(f"{TURN0_MARK}: I read the task; here is my first answer."),
-        # reply 1 only when turn 1's reply is in the request (by count alone where no trigger sees the text)
-        {**({} if kit_claw.context_after_user else {"match": FOLLOW_UP_MARK, "turn": 1}),
-         **kit_claw.final("Second turn, same session: done.")},
-    ])
-    supervisor = cassettes("kit-cl-sup", [
-        {"match": "EXECUTOR TURN 1 OF 3", "content": decision("continue", "incomplete", 0.1, True)},
-        {"match": "EXECUTOR TURN 2 OF 3", "content": decision("fail", "complete_but_failed", 0.1)},
-    ])
-    simulator = cassettes("kit-cl-sim", [{"content": sim_reply(CL_FOLLOW_UP)}])
-    task = load_task(FIXTURES / "closed_loop" / "fx_101_sum")
-    row = run_closed_loop_attempt(task, kit_claw.name, executor, 0, store, "kit-cl", gateway,
-                                  config=ClosedLoopAttemptConfig(supervisor_model=supervisor, simulator_model=simulator,
-                                                                 claw_settings=kit_claw.config))
-    assert (row.status, row.turns, row.followups_used) == (Status.FAIL, 2, 1), row.error_message
-    cycles = Path(row.artifacts_dir) / "cycles"
-    assert (cycles / "1" / "prompt.txt").read_text() == CL_FOLLOW_UP
-    _, follow_up = follow_up_request(provider.requests(executor.split("/", 1)[1]))
-    assert any(TURN0_MARK in text for text in texts(follow_up["messages"], "assistant"))
+    return run_closed_loop_attempt(task, claw.name, executor, 0, store, "kit-cl", gateway,
+                                   config=ClosedLoopAttemptConfig(claw_settings=claw.config, **config))
+
+
+def _reply(kit_claw, turn: int, content: str) -> dict:
+    """The reply of follow-up turn ``turn``: only to a request holding the ``turn`` replies before
+    it (by that count alone where the claw's own context message hides the follow-up's text)."""
+    trigger = {} if kit_claw.context_after_user else {"match": FOLLOW_UP_MARK, "turn": turn}
+    return {**trigger, **kit_claw.final(content)}
+
+
+def _networks_of(policy: str) -> set[str]:
+    """The Docker networks a task container of ``policy`` belongs on, as the runtime names them."""
+    from clawmark.runtime import network
+
+    kind = "bridge" if policy == "full" else "gateway"  # taskenv: full is routed, the others internal
+    if hasattr(network, "network_for"):  # the routed network is clawmark's own (clawmark-open)
+        return {network.network_for(kind)[0]}
+    return {"bridge"} if kind == "bridge" else {network.gateway_network()[0]}
+
+
+def _assert_policy_kept(containers, row, policy: str) -> None:
+    assert row.network_policy == policy
+    networks, env = containers[row.attempt_id]
+    assert networks == _networks_of(policy)
+    proxied = {item.split("=", 1)[0] for item in env if item.split("=", 1)[0] in PROXY_VARS}
+    assert bool(proxied) == (policy == "registries-only"), env  # no claw setting drops or adds a proxy
+
+
+def _assert_clean_ledger_and_results(row, judged_turns: int) -> None:
     ledger = read_ledger(Path(row.artifacts_dir) / "ledger.jsonl")
     assert {r.attempt_id for r in ledger} == {row.attempt_id} and all(r.status == "ok" for r in ledger)
     roles = [r.role for r in ledger]
-    assert {"executor", "supervisor", "user_simulator"} <= set(roles) and roles.count("supervisor") == 2
+    assert {"executor", "supervisor"} <= set(roles) and roles.count("supervisor") == judged_turns
+    assert ("user_simulator" in roles) == (judged_turns > 1)
+    cycles = Path(row.artifacts_dir) / "cycles"
     leaked = [p for p in cycles.glob("*/results/**/*")
               if p.name in CLAW_FILE_NAMES or CLAW_DIR_NAMES & set(p.relative_to(cycles).parts[2:-1])]
     assert leaked == []
+
+
+@pytest.mark.parametrize("kit_claw", [c for c in KIT_CLAWS if c.closed_loop], ids=str)
+def test_three_closed_loop_turns_in_one_session(kit_claw, provider, gateway, store, cassettes, task_containers):
+    executor = cassettes(f"kit-cl-{kit_claw.name}", [
+        kit_claw.final(f"{TURN0_MARK}: I read the task; here is my first answer."),
+        _reply(kit_claw, 1, "Second turn, same session: done."),
+        _reply(kit_claw, 2, "Third turn, same session: done."),
+    ])
+    supervisor = cassettes("kit-cl-sup", [
+        {"match": "EXECUTOR TURN 1 OF 3", "content": decision("continue", "incomplete", 0.1, True)},
+        {"match": "EXECUTOR TURN 2 OF 3", "content": decision("continue", "incomplete", 0.2, True)},
+        {"match": "EXECUTOR TURN 3 OF 3", "content": decision("fail", "complete_but_failed", 0.2)},
+    ])
+    simulator = cassettes("kit-cl-sim", [{"content": sim_reply(CL_FOLLOW_UP)}])
+    task = bundled_task(CL_TASK)
+    row = _attempt(task, kit_claw, executor, store, gateway, supervisor_model=supervisor, simulator_model=simulator)
+    assert (row.status, row.turns, row.followups_used) == (Status.FAIL, 3, 2), row.error_message
+    cycles = Path(row.artifacts_dir) / "cycles"
+    assert [(cycles / str(n) / "prompt.txt").read_text() for n in (1, 2)] == [CL_FOLLOW_UP, CL_FOLLOW_UP]
+    requests = provider.requests(executor.split("/", 1)[1])
+    _, follow_up = follow_up_request(requests)
+    assert any(TURN0_MARK in text for text in texts(follow_up["messages"], "assistant"))
+    last = requests[-1]["messages"]  # the third turn's request holds both follow-ups and turn 2's reply
+    assert sum(FOLLOW_UP_MARK in text for text in texts(last, "user")) == 2
+    assert any("Second turn" in text for text in texts(last, "assistant"))
+    _assert_clean_ledger_and_results(row, judged_turns=3)
+    _assert_policy_kept(task_containers, row, "full")
+
+
+def test_edict_court_passes_a_bundled_task_after_a_follow_up(provider, gateway, store, task_containers):
+    """tasks_catalog/cassettes/edict-cl-zh_201_invoice_sum.yaml: turn 1 counts the voided invoice
+    (the supervisor continues), turn 2 drops it after the simulator's follow-up (pass)."""
+    edict = next(c for c in KIT_CLAWS if c.name == "edict")
+    task = bundled_task("zh_201_invoice_sum")
+    # A turn is four OpenClaw runs (15-20 s of start-up each when idle, minutes on a loaded
+    # machine), so this test gives turns more than the task's 300 s; the protocol is the same.
+    row = _attempt(task, edict, "scripted/edict-cl-{task_id}", store, gateway, turn_timeout_s=1200,
+                   total_timeout_s=2400)
+    assert (row.status, row.turns, row.followups_used, row.score) == (Status.PASS, 2, 1, 1.0), row.error_message
+    cycles = Path(row.artifacts_dir) / "cycles"
+    simulator = yaml.safe_load((TASKS_CATALOG / "cassettes" / "sim-zh_201_invoice_sum.yaml").read_text())
+    feedback = json.loads(simulator["steps"][0]["content"])["feedback"]
+    assert (cycles / "1" / "prompt.txt").read_text() == feedback
+    assert (cycles / "0" / "results" / "invoice_total.txt").read_text() == "4996.00\n"  # the void counted
+    assert (cycles / "1" / "results" / "invoice_total.txt").read_text() == "1816.00\n"
+    requests = provider.requests("edict-cl-zh_201_invoice_sum")
+    follow_up = next(r for r in requests if any(feedback in t for t in texts(r["messages"], "user")))
+    assert any(TURN0_MARK in text for text in texts(follow_up["messages"], "assistant"))  # the front desk's turn 1
+    for turn in (0, 1):  # the whole court on both turns: front desk, planner, executor, front desk's report
+        trace = json.loads((Path(row.artifacts_dir) / "transcript" / f"edict-dispatch-turn{turn}.json").read_text())
+        assert trace["status"] == "Done"
+        assert [step["agent"] for step in trace["steps"]] == ["taizi", "zhongshu", "shangshu", "taizi"]
+    _assert_clean_ledger_and_results(row, judged_turns=2)
+    _assert_policy_kept(task_containers, row, "full")
+
+
+@pytest.mark.parametrize("policy", ["none", "registries-only"])
+def test_the_claw_runs_with_the_task_network_policy(kit_claw, policy, provider, gateway, store, cassettes,
+                                                     task_containers):
+    executor = cassettes(f"kit-net-{kit_claw.name}-{policy}",  # its own name: only this attempt's requests
+                         [kit_claw.final(f"{TURN0_MARK}: answered under {policy}.")])
+    supervisor = cassettes("kit-net-sup", [
+        {"match": "EXECUTOR TURN 1 OF", "content": decision("pass", "complete_and_passed", 1.0)}])
+    task = load_task(FIXTURES / "closed_loop" / "fx_101_sum")
+    row = _attempt(task, kit_claw, executor, store, gateway, supervisor_model=supervisor, network_policy=policy)
+    assert (row.status, row.turns) == (Status.PASS, 1), row.error_message  # it reached the gateway
+    assert provider.requests(executor.split("/", 1)[1])
+    _assert_clean_ledger_and_results(row, judged_turns=1)
+    _assert_policy_kept(task_containers, row, policy)
