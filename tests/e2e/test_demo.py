@@ -185,6 +185,7 @@ def _expected(tmp_path: Path) -> pd.DataFrame:
     return pd.DataFrame(cells)
 
 
+@pytest.mark.timeout(2400)  # 16 real cells, two of them three-turn closed loops: longer than the suite's 900 s per test
 def test_make_demo_reports_what_the_cassettes_imply_and_reruns_from_the_store(docker_client, prefect_harness, tmp_path):
     from clawmark.results import ResultStore
 
