@@ -8,6 +8,10 @@ its key taken from the environment by OpenClaw's ``${VAR}`` substitution (never 
 model priced like the gateway prices it (so OpenClaw's own cost figure is a real cross-check),
 the ``coding`` tool profile and ``tools.exec.mode: full`` (no approval prompts: the container is
 the sandbox), its persona workspace in the claw home and its working directory in the repo.
+In a headed task container (the desktop image) the ``browser`` tool is added to the profile,
+shown to the model directly (Tool Search off, which would defer it behind a search tool), and
+attached to the desktop's Chromium over CDP (``attachOnly``: OpenClaw never launches its own),
+with private-network pages allowed (task services listen on the container's loopback).
 
 Each turn is ``openclaw agent --local --session-id <sid> --message-file F --json --timeout N``;
 a follow-up turn reuses the session id. The JSON envelope, not the exit code, decides: OpenClaw
@@ -35,6 +39,7 @@ OPENCLAW = f"{ROOT}/bin/clawmark-openclaw"
 PROVIDER = "clawmark"
 TOKEN_ENV = "CLAWMARK_GATEWAY_TOKEN"
 LOCAL_KEY = "clawmark-local"  # OpenClaw accepts a non-secret marker for private-network providers
+DESKTOP_PROFILE = "desktop"
 
 
 class OpenClawConfig(ClawAdapter.Config):
@@ -72,7 +77,10 @@ class OpenClawClaw(ClawAdapter):
                             f"{(probe.stdout + probe.stderr)[-500:]}")
 
     def create_agent(self, ctx: ClawContext) -> None:
-        ctx.sandbox.write_file(self.config_path(ctx), json.dumps(self.openclaw_config(ctx), indent=1).encode())
+        from clawmark.claws.browser_tool import has_desktop
+
+        config = self.openclaw_config(ctx, browser=has_desktop(ctx.sandbox))
+        ctx.sandbox.write_file(self.config_path(ctx), json.dumps(config, indent=1).encode())
         self.hand_home_over(ctx)
 
     def hand_home_over(self, ctx: ClawContext) -> None:
@@ -83,16 +91,22 @@ class OpenClawClaw(ClawAdapter):
     def config_path(self, ctx: ClawContext) -> str:
         return f"{ctx.claw_home}/state/openclaw.json"
 
-    def openclaw_config(self, ctx: ClawContext, agents: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The whole openclaw.json; ``agents`` adds ``agents.entries`` (EDICT's role agents)."""
+    def openclaw_config(self, ctx: ClawContext, agents: dict[str, Any] | None = None,
+                        browser: bool = False) -> dict[str, Any]:
+        """The whole openclaw.json; ``agents`` adds ``agents.entries`` (EDICT's role agents);
+        ``browser`` the browser tool on the desktop's Chromium."""
         config: Any = self.config
         defaults = {"model": {"primary": f"{PROVIDER}/{ctx.model}"}, "workspace": f"{ctx.claw_home}/workspace",
                     "cwd": ctx.workspace, "timeoutSeconds": int(ctx.budgets.seconds)}
+        tools = {"profile": config.tool_profile, "exec": {"mode": config.exec_mode, "host": "gateway"},
+                 # Tool Search (on by default) would hide the browser behind a search-and-call code tool.
+                 **({"alsoAllow": ["browser"], "toolSearch": False} if browser else {}),
+                 **({"deny": list(config.deny_tools)} if config.deny_tools else {})}
         return {
             "models": {"mode": "replace", "providers": {PROVIDER: self._provider(ctx)}},
             "agents": {"defaults": defaults, **({"entries": agents} if agents else {})},
-            "tools": {"profile": config.tool_profile, "exec": {"mode": config.exec_mode, "host": "gateway"},
-                      **({"deny": list(config.deny_tools)} if config.deny_tools else {})},
+            "tools": tools,
+            **({"browser": desktop_browser()} if browser else {}),
         }
 
     def _provider(self, ctx: ClawContext) -> dict[str, Any]:
@@ -180,6 +194,15 @@ class OpenClawClaw(ClawAdapter):
             folder = ctx.sandbox.copy_out(f"{exports}/.openclaw/trajectory-exports/{name}", dest)
             saved += sorted(p for p in folder.rglob("*") if p.is_file())
         return saved
+
+
+def desktop_browser() -> dict[str, Any]:
+    """OpenClaw's browser block: one attach-only profile on the desktop's Chromium (CDP)."""
+    from clawmark.taskenv.desktop import CDP_PORT
+
+    return {"enabled": True, "defaultProfile": DESKTOP_PROFILE, "attachOnly": True,
+            "ssrfPolicy": {"dangerouslyAllowPrivateNetwork": True},
+            "profiles": {DESKTOP_PROFILE: {"cdpUrl": f"http://127.0.0.1:{CDP_PORT}", "attachOnly": True}}}
 
 
 def _openclaw_cost(model: str) -> dict[str, float]:
