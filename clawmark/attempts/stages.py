@@ -111,10 +111,13 @@ def retryable(exc: BaseException) -> bool:
     import requests
 
     from clawmark.gateway.errors import ModelError
+    from clawmark.results.errors import is_disk_full
     from clawmark.swe.errors import ShellStepFailed
     from clawmark.taskenv.errors import ServiceFailed
 
     if isinstance(exc, (TimeoutError, requests.exceptions.Timeout, ModelError, AttemptStopped)):
+        return False
+    if is_disk_full(exc):  # nothing frees the disk in the seconds a retry waits; the sweep stops on it
         return False
     if any(kind.__name__ in _NEVER_RETRIED_NAMES for kind in type(exc).__mro__):
         return False
