@@ -96,7 +96,7 @@ def start_servers(upstream_port: int) -> tuple[list[subprocess.Popen], dict[str,
         env = {"CLAWMARK_SCRIPTED_URL": upstream_url, "CLAWMARK_HOME": tempfile.mkdtemp(),
                "CLAWMARK_GATEWAY_PASSTHROUGH": passthrough}
         procs.append(spawn([sys.executable, "-m", "clawmark.cli.main", "gateway", "serve", "--host", "127.0.0.1",
-                            "--port", str(port)], env, f"http://127.0.0.1:{port}/healthz"))
+                            "--port", str(port), "--allow-unregistered"], env, f"http://127.0.0.1:{port}/healthz"))
         urls[label] = f"http://127.0.0.1:{port}/a/bench/executor/v1/chat/completions"
     return procs, urls
 
