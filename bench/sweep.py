@@ -23,17 +23,20 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pyarrow as pa
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project's analysis/, not bench/analysis.py
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "300")
 os.environ.pop("PREFECT_API_URL", None)  # its own temporary server: slots of other runs cannot block it
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="clawmark-bench-prefect-"))
 
@@ -92,16 +95,16 @@ def run_mode(sweep_spec: SweepSpec, root: Path, waves: bool) -> float:
     return time.perf_counter() - started
 
 
-def bench_docker(tmp: Path, cells: int) -> None:
+def bench_docker(tmp: Path, cells: int, levels: list[int]) -> None:
     from flows.limits import ensure_limits
 
-    ensure_limits(["scripted/demo"], 4)
+    ensure_limits(["scripted/demo"], max(levels))
     floor = sandbox_floor(max(3, cells))
     run_mode(spec("warm", MIX[:1], ["nop"], 1), tmp / "warm", waves=False)  # Prefect and images warm
     total = run_mode(spec("overhead", MIX[:1], ["nop"], cells), tmp / "overhead", waves=False)
     print(f"1. nop cell through Prefect + Docker: {total / cells:6.2f} s/cell; sandbox floor {floor:5.2f} s "
           f"({total / cells / floor:4.1f}x)", flush=True)
-    for parallel in (1, 2, 4):
+    for parallel in levels:
         for waves in (True, False):
             mixed = spec(f"mix-{parallel}-{int(waves)}", MIX, ["nop", "oracle"], 2, parallel)
             seconds = run_mode(mixed, tmp / f"mix-{parallel}-{int(waves)}", waves)
@@ -158,12 +161,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, default=6, help="nop cells for the overhead figure")
     parser.add_argument("--skip-docker", action="store_true", help="only the planning and resume figures")
+    parser.add_argument("--concurrency", default="1,2,4", help="levels for waves vs slots (comma-separated)")
     args = parser.parse_args()
     print(f"load average at start: {_load()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="clawmark-bench-sweep-") as tmp:
         bench_resume(Path(tmp))
         if not args.skip_docker:
-            bench_docker(Path(tmp), args.cells)
+            bench_docker(Path(tmp), args.cells, [int(x) for x in args.concurrency.split(",")])
     print(f"load average at end: {_load()} ({os.cpu_count()} cores)", flush=True)
 
 
