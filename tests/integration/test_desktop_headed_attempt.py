@@ -64,3 +64,21 @@ def test_a_task_that_is_not_headed_never_starts_the_desktop(store, gateway, cass
     assert not (Path(row.artifacts_dir) / "artifacts" / "desktop.json").exists()
     messages = json.loads(cycle_file(row, 0, "transcript/reference-messages.json").read_text())
     assert [m["content"] for m in messages if m["role"] == "tool"][0].strip().split("\n")[1:] == ["0", "done"]
+
+
+def test_an_auto_task_with_a_declared_gui_need_gets_the_desktop(
+        desktop_image, docker_client, store, gateway, cassettes, tmp_path):  # noqa: F811
+    """`headed: auto` (upstream's default) plus a GUI-setup service, the way upstream's GUI tasks
+    declare theirs: the attempt runs in the desktop image with the desktop up before the first turn."""
+    service = {"name": "calc-gui-setup", "path": "setup", "start": "echo ready", "oneshot": True}
+    task = load_task(make_package(tmp_path, "auto_gui", services=[service], files={"services/setup/README": "x\n"}))
+    assert task.spec.headed == "auto"
+    executor = cassettes("cl-auto-gui", [
+        {"content": "Looking.", "tool_calls": [{"name": "bash", "arguments": {"command": "DISPLAY=:99 xdpyinfo | grep -c 'dimensions: *1440x900 pixels'"}}]},
+        {"content": "Done."}])
+    row = attempt(task, executor, store, gateway, supervisor_model=cassettes("sup-auto-gui", [{"content": json.dumps(FAIL)}]),
+                  network_policy="none")
+    assert row.status == Status.FAIL, row.error_message
+    assert tool_outputs(row, 0)[0].strip().split("\n")[-1] == "1"  # the display answered the executor
+    assert cycle_file(row, 0, "screen.png").read_bytes()[:4] == b"\x89PNG"
+    assert row.image_id == docker_client.images.get(desktop_image).id
