@@ -1,42 +1,112 @@
-"""The `gateway` network policy: an internal Docker network (no route out, no DNS) whose
-host-side gateway address is where the model gateway listens, so claws reach it and nothing else."""
+"""Where sandboxes are networked, and what they reach.
+
+Two shared Docker bridges, created on first use, both with inter-container traffic off
+(`enable_icc=false`): a container never reaches another container on its bridge (another
+attempt's or its own attempt's), and Docker already isolates bridges from each other.
+
+- `clawmark-isolated` (internal: no route out, no DNS): the `gateway` sandbox network, task
+  policies `none` and `registries-only`. Its host-side gateway address is where the model
+  gateway, the registry proxy and the web proxy listen.
+- `clawmark-open` (routed out, Docker's DNS): task policy `full`, sandbox network `bridge`
+  (SWE evaluation's `default`).
+
+On the host, each bridge's traffic into the host goes through its own firewall chain
+(`clawmark.runtime.firewall`): only connections to a socket bound to the isolated network's
+host address itself are let in, so a host service listening on all interfaces (a Prefect API,
+a database) is refused, and so is everything else addressed to the host (pings included).
+"""
 
 from __future__ import annotations
 
 import os
+import threading
 
+from clawmark.runtime import firewall
 from clawmark.runtime.engine import shared_client
 
-GATEWAY_NETWORK = os.environ.get("CLAWMARK_GATEWAY_NETWORK", "clawmark-internal")
+GATEWAY_NETWORK = os.environ.get("CLAWMARK_GATEWAY_NETWORK", "clawmark-isolated")
+OPEN_NETWORK = os.environ.get("CLAWMARK_OPEN_NETWORK", "clawmark-open")
 GATEWAY_HOSTNAME = "clawmark-gateway"
+NO_ICC = {"com.docker.network.bridge.enable_icc": "false"}
+
+_guarded: set[str] = set()  # network ids whose host firewall this process has checked
+_lock = threading.Lock()
 
 
 def gateway_network(client=None) -> tuple[str, str]:
-    """(network name, host IP) of the internal network, created on first use.
+    """(network name, host IP) of the internal network, created and guarded on first use.
 
     Bind the model gateway on the host IP; containers on the network call it there (or at
     http://clawmark-gateway, which sandboxes map to the same IP).
     """
-    network = _get_or_create(client or shared_client())
+    client = client or shared_client()
+    network = _get_or_create(client, GATEWAY_NETWORK, internal=True)
+    host_ip = _host_ip(network)
+    _guard(network, host_ip)
+    return network.name, host_ip
+
+
+def open_network(client=None) -> tuple[str, str]:
+    """(network name, its own host IP) of the routed network; its containers reach the
+    gateway at gateway_network()'s host IP, as the isolated ones do."""
+    client = client or shared_client()
+    _, gateway_ip = gateway_network(client)
+    network = _get_or_create(client, OPEN_NETWORK, internal=False)
+    _guard(network, gateway_ip)
+    return network.name, _host_ip(network)
+
+
+def network_for(kind: str, client=None) -> tuple[str, str]:
+    """(network name, gateway host IP) of a sandbox network kind: "gateway" or "bridge"."""
+    gateway_name, gateway_ip = gateway_network(client)
+    if kind == "gateway":
+        return gateway_name, gateway_ip
+    return open_network(client)[0], gateway_ip
+
+
+def _guard(network, allowed_ip: str) -> None:
+    with _lock:
+        if network.id in _guarded:
+            return
+        firewall.guard_bridge(bridge_name(network), allowed_ip)
+        _guarded.add(network.id)
+
+
+def bridge_name(network) -> str:
+    """The host interface of a bridge network (Docker names it br-<id12> unless told otherwise)."""
+    options = network.attrs.get("Options") or {}
+    return options.get("com.docker.network.bridge.name") or f"br-{network.id[:12]}"
+
+
+def _host_ip(network) -> str:
     configs = network.attrs.get("IPAM", {}).get("Config") or []
     gateways = [c["Gateway"] for c in configs if c.get("Gateway") and ":" not in c["Gateway"]]
     if not gateways:
-        raise RuntimeError(f"network {GATEWAY_NETWORK} has no IPv4 gateway address: {configs}")
-    return network.name, gateways[0]
+        raise RuntimeError(f"network {network.name} has no IPv4 gateway address: {configs}")
+    return gateways[0]
 
 
-def _get_or_create(client):
+def _get_or_create(client, name: str, internal: bool):
     import docker
 
-    found = [n for n in client.networks.list(names=[GATEWAY_NETWORK]) if n.name == GATEWAY_NETWORK]
+    found = [n for n in client.networks.list(names=[name]) if n.name == name]
     if found:
-        return client.networks.get(found[0].id)
+        return _checked(client.networks.get(found[0].id))
     try:
-        return client.networks.create(GATEWAY_NETWORK, driver="bridge", internal=True,
+        return client.networks.create(name, driver="bridge", internal=internal, options=NO_ICC,
                                       labels={"clawmark.managed": "true"}, check_duplicate=True)
     except docker.errors.APIError:
         # Another process created it between our list and create.
-        found = [n for n in client.networks.list(names=[GATEWAY_NETWORK]) if n.name == GATEWAY_NETWORK]
+        found = [n for n in client.networks.list(names=[name]) if n.name == name]
         if not found:
             raise
         return client.networks.get(found[0].id)
+
+
+def _checked(network):
+    """A network made before inter-container traffic was switched off must not be reused."""
+    options = network.attrs.get("Options") or {}
+    if options.get("com.docker.network.bridge.enable_icc") != "false":
+        raise RuntimeError(f"network {network.name} lets its containers reach each other (enable_icc is not false); "
+                           f"remove it (`docker network rm {network.name}`) once no container uses it")
+    return network

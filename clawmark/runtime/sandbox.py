@@ -15,9 +15,10 @@ from clawmark.runtime import archive, owner
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.errors import ContainerGone, ExecTimeout, ImageMissing, OutOfMemory
 from clawmark.runtime.execution import ExecResult, run_exec
-from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network
+from clawmark.runtime.network import GATEWAY_HOSTNAME, network_for
+from clawmark.runtime.privileges import Privileges, host_config, refuse_engine_socket
 
-__all__ = ["ExecResult", "Sandbox", "SandboxConfig"]
+__all__ = ["ExecResult", "Privileges", "Sandbox", "SandboxConfig"]
 
 
 class SandboxConfig(BaseModel):
@@ -28,7 +29,8 @@ class SandboxConfig(BaseModel):
     memory_mb: int = Field(2048, gt=0, description="Memory limit; swap is off (memswap = memory).")
     pids_limit: int = Field(300, gt=0, description="Max processes/threads in the container.")
     network: Literal["none", "gateway", "bridge"] = Field(
-        "none", description="none: no network; gateway: internal network reaching only the host gateway IP; bridge: full.")
+        "none", description="none: no network; gateway: internal network reaching only the host gateway IP; "
+        "bridge: routed out (clawmark-open). Neither reaches other containers or other host services.")
     user: str | None = Field(None, description="User for the container and execs (e.g. '1000:1000'); None = image default.")
     workdir: str = Field("/", description="Default working directory of execs.")
     env: dict[str, str] = Field(default_factory=dict, description="Environment of the container.")
@@ -36,7 +38,10 @@ class SandboxConfig(BaseModel):
     lifetime_seconds: int = Field(3600, gt=0, description="The container exits by itself after this long.")
     volumes: dict = Field(default_factory=dict, description="docker SDK volumes mapping (host path -> {bind, mode}).")
     extra_hosts: dict[str, str] = Field(default_factory=dict, description="/etc/hosts entries name -> IP.")
-    cap_add: list[str] = Field(default_factory=list, description="Linux capabilities added (e.g. SYS_ADMIN).")
+    privileges: Privileges = Field(
+        "least", description="least: capabilities dropped to root's file and user handling, no-new-privileges; "
+        "swebench-harness: Docker's defaults, as swebench's harness runs evaluations (see docs/security.md).")
+    cap_add: list[str] = Field(default_factory=list, description="Linux capabilities added to the profile's (e.g. SYS_ADMIN).")
     max_output_bytes: int = Field(2**20, gt=0, description="Per-stream cap on exec stdout/stderr (head+tail kept).")
     max_copy_bytes: int = Field(2 * 2**30, gt=0, description="Cap on one copy_out/read_file archive.")
 
@@ -61,6 +66,7 @@ class Sandbox:
         import docker
 
         client = client or shared_client()
+        refuse_engine_socket(config.volumes)
         try:
             container = client.containers.create(config.image, **_run_kwargs(config, client))
         except docker.errors.ImageNotFound as exc:
@@ -244,8 +250,8 @@ def _run_kwargs(config: SandboxConfig, client) -> dict:
     labels = owner.container_labels(config.labels)  # sweep, cell and attempt of the open scope, then owner
     hosts = dict(config.extra_hosts)
     kwargs: dict = {}
-    if config.network == "gateway":
-        network_name, host_ip = gateway_network(client)
+    if config.network in ("gateway", "bridge"):
+        network_name, host_ip = network_for(config.network, client)
         kwargs["network"] = network_name
         hosts.setdefault(GATEWAY_HOSTNAME, host_ip)
     else:
@@ -253,7 +259,14 @@ def _run_kwargs(config: SandboxConfig, client) -> dict:
     return dict(
         command=["sleep", str(config.lifetime_seconds)], init=True,
         labels=labels, nano_cpus=int(config.cpus * 1e9), mem_limit=f"{config.memory_mb}m",
-        memswap_limit=f"{config.memory_mb}m", pids_limit=config.pids_limit, user=config.user,
+        memswap_limit=f"{config.memory_mb}m", pids_limit=config.pids_limit, user=_main_user(config),
         working_dir=config.workdir, environment=config.env, volumes=config.volumes,
-        extra_hosts=hosts, cap_add=config.cap_add or None, **kwargs,
+        extra_hosts=hosts, **host_config(config.privileges, config.cap_add), **kwargs,
     )
+
+
+def _main_user(config: SandboxConfig) -> str | None:
+    # Under no-new-privileges a container whose main process is not root gives root execs no
+    # capabilities at all (set-up could not chown). Only `sleep` runs as the main process; every
+    # exec still runs as config.user unless it asks for root.
+    return "0" if config.user else None

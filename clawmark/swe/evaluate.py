@@ -62,7 +62,7 @@ _NO_RESULT_REASON = {
     "tests_errored": FailureReason.TESTS_ERRORED, "tests_timed_out": FailureReason.TESTS_TIMEOUT,
     "exit_code_contradicts_log": FailureReason.EXIT_CODE_CONTRADICTS_LOG,
 }
-NETWORKS = {"default": "bridge", "none": "none"}  # EvalConfig.network → the sandbox's network
+NETWORKS = {"default": "bridge", "none": "none"}  # EvalConfig.network → the sandbox's network (bridge: clawmark-open)
 
 
 class EvalConfig(BaseModel):
@@ -73,7 +73,7 @@ class EvalConfig(BaseModel):
     cpus: float = Field(1.0, gt=0, description="CPU share.")
     pids_limit: int = Field(300, gt=0, description="Max processes/threads.")
     network: Literal["default", "none"] = Field(
-        "default", description="default: Docker's default bridge, as swebench's harness (eval scripts "
+        "default", description="default: a routed bridge (clawmark-open), as swebench's harness (eval scripts "
         "reinstall the package); none: a hermetic run. Recorded as the row's network_policy.")
     cap_add: list[str] = Field(default_factory=lambda: ["SYS_ADMIN"],
                                description="Capabilities added, as swebench's harness (karma needs SYS_ADMIN).")
@@ -246,7 +246,7 @@ def _sandbox_config(image: str, iid: str, config: EvalConfig):
     from clawmark.runtime.sandbox import SandboxConfig
 
     return SandboxConfig(image=image, cpus=config.cpus, memory_mb=config.memory_mb, pids_limit=config.pids_limit,
-                         network=NETWORKS[config.network], cap_add=config.cap_add, workdir=REPO_DIR, lifetime_seconds=int(config.timeout_s) + 900,
+                         network=NETWORKS[config.network], privileges="swebench-harness", cap_add=config.cap_add, workdir=REPO_DIR, lifetime_seconds=int(config.timeout_s) + 900,
                          labels={"clawmark.role": "swe-eval", "clawmark.instance": iid[:60]})
 
 

@@ -36,8 +36,11 @@ only the model gateway on the host; `registries-only` - the same internal networ
 HTTP(S)_PROXY pointing at a host-side proxy (`clawmark.runtime.registry_proxy`) that tunnels
 only to PyPI, npm and Debian hosts, and only for the registered addresses of registries-only
 containers (pip, npm, curl, apt honour it; a client that ignores proxy variables gets
-nowhere, and DNS inside stays off); `full` - Docker's bridge plus the gateway
-host name. The executor reaches the gateway (`http://clawmark-gateway:<port>`) under all three.
+nowhere, and DNS inside stays off); `full` - the routed clawmark-open network plus the
+gateway host name. The executor reaches the gateway (`http://clawmark-gateway:<port>`) under
+all three, and under none of them another container or a host service listening on all
+interfaces (`clawmark.runtime.network`). Root in the container keeps only the capabilities
+set-up and services need (`clawmark.runtime.privileges`), under no-new-privileges.
 
 Hidden material never enters: references/, pre_exec scripts and `.privacy`
 (`task.hidden_paths()`) are filtered out of every copy, nothing of the package is mounted, and

@@ -130,14 +130,12 @@ class TaskEnv:
 
 def _provision(task, config: TaskEnvConfig):
     from clawmark.runtime.images import ensure_image
-    from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network
     from clawmark.runtime.registry_proxy import proxy_env, registry_proxy
     from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 
-    network, hosts, env = "gateway", {}, dict(config.env)
-    if config.network_policy == "full":
-        network, hosts = "bridge", {GATEWAY_HOSTNAME: gateway_network()[1]}  # the bridge reaches that host IP too
-    elif config.network_policy == "registries-only":
+    # `full` is the routed clawmark-open network; the sandbox maps the gateway host name on both.
+    network, env = ("bridge" if config.network_policy == "full" else "gateway"), dict(config.env)
+    if config.network_policy == "registries-only":
         env.update(proxy_env(registry_proxy()[1]))
     labels = {"clawmark.role": "task-env", "clawmark.task": task.task_id[:60],
               "clawmark.network_policy": config.network_policy,
@@ -146,7 +144,7 @@ def _provision(task, config: TaskEnvConfig):
         image=config.image or ensure_image(WORKSTATION_RECIPE), cpus=config.cpus, memory_mb=config.memory_mb,
         pids_limit=config.pids_limit, network=network, user=config.executor_user, workdir=WORKSPACE,
         env=env, labels=labels, lifetime_seconds=config.lifetime_seconds or _lifetime(task, config),
-        volumes=config.volumes, extra_hosts=hosts, max_copy_bytes=config.max_results_bytes))
+        volumes=config.volumes, max_copy_bytes=config.max_results_bytes))
 
 
 def _register_with_proxy(sandbox, config: TaskEnvConfig) -> str | None:

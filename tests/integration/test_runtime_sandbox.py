@@ -114,12 +114,14 @@ def test_teardown_removes_the_container(python_image, docker_client):
         docker_client.containers.get(sb.container_id)
 
 
-def test_failed_start_leaves_no_container(python_image, docker_client):
+def test_failed_start_leaves_no_container(python_image, docker_client, tmp_path):
     import docker
 
-    label = "clawmark.test=failed-start"  # create succeeds, start fails (unknown user)
-    with pytest.raises(docker.errors.APIError):
-        Sandbox.provision(SandboxConfig(image=python_image, user="no-such-user", labels={"clawmark.test": "failed-start"}))
+    label = "clawmark.test=failed-start"  # create succeeds, start fails (a file mounted over a folder)
+    (tmp_path / "a-file").write_text("not a folder\n")
+    with pytest.raises(docker.errors.APIError, match="start"):
+        Sandbox.provision(SandboxConfig(image=python_image, volumes={str(tmp_path / "a-file"): {"bind": "/usr", "mode": "ro"}},
+                                        labels={"clawmark.test": "failed-start"}))
     assert docker_client.containers.list(all=True, filters={"label": label}) == []
 
 

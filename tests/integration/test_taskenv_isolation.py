@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from clawmark.catalog.package import load_task
-from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network
+from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network, open_network
 from clawmark.runtime.registry_proxy import registry_proxy
 from clawmark.taskenv import TaskEnv, TaskEnvConfig
 
@@ -139,4 +139,4 @@ def test_network_policy_and_the_gateway(workstation, tmp_path, gateway_stub, pol
         networks = docker_client.containers.get(sandbox.container_id).attrs["NetworkSettings"]["Networks"]
     assert seen["gateway"] == "gateway here"
     assert (seen["dns"], seen["outside"], seen["pypi"], seen["other"], seen["by_hand"]) == EXPECTED[policy]
-    assert list(networks) == (["bridge"] if policy == "full" else [gateway_network()[0]])
+    assert list(networks) == ([open_network()[0]] if policy == "full" else [gateway_network()[0]])
