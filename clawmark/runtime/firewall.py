@@ -72,6 +72,13 @@ def reap_stale_chains() -> list[str]:
     """Remove the chains (and INPUT jumps) of clawmark bridges that no longer exist."""
     if not enabled() or shutil.which("iptables") is None:
         return []
+    try:
+        return _reap_stale_chains()
+    except FirewallError:  # not root: nothing of ours can be there either
+        return []
+
+
+def _reap_stale_chains() -> list[str]:
     removed = []
     with _host_lock():
         for line in _iptables("-S", "INPUT").splitlines():
