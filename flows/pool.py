@@ -163,8 +163,8 @@ def sweep_pool(spec: dict[str, Any], pool: str, results_dir: str | None = None, 
     run skips a committed cell, which is what makes a resubmission safe)."""
     sweep_spec = SweepSpec.model_validate(spec)
     store = _store(results_dir)
+    deployment = cell_deployment(pool)  # a missing pool is refused before anything is pinned
     pin_protocol(sweep_spec, store)
-    deployment = cell_deployment(pool)
     ensure_limits(sweep_spec.models, sweep_spec.max_parallel)
     with SweepLease(store, sweep_spec.sweep_id):
         plan = plan_sweep(sweep_spec, store)

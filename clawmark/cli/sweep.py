@@ -80,6 +80,13 @@ def _check_pool(pool: str | None, force: bool) -> None:
         typer.echo(f"--pool {pool}: PREFECT_API_URL is not set; point it at the server the pool's workers poll "
                    "(export PREFECT_API_URL=http://127.0.0.1:4200/api)", err=True)
         raise typer.Exit(2)
+    from flows.pool import PoolMissing, cell_deployment  # the CLI is the top floor: it may use flows
+
+    try:
+        cell_deployment(pool)  # before anything is pinned: a mistyped pool leaves no trace
+    except PoolMissing as exc:
+        typer.echo(f"--pool: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 def _load(spec_file: Path, results: str | None, fork: str | None):
