@@ -4,8 +4,11 @@ left. A claw's helper thread (the turn runs in one) labels its containers like t
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -16,11 +19,20 @@ from clawmark.settings import TASKS_CATALOG
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
-def _created(docker_client, sweep_id: str, since: float) -> list[dict[str, str]]:
-    """Labels of every container created with this sweep's label since `since` (engine events)."""
-    events = docker_client.events(since=int(since) - 1, until=int(time.time()) + 1, decode=True,
-                                  filters={"type": "container", "event": "create", "label": f"{SWEEP_LABEL}={sweep_id}"})
-    return [event["Actor"]["Attributes"] for event in events]
+@contextmanager
+def _created(docker_client, sweep_id: str) -> Iterator[list[dict[str, str]]]:
+    """Labels of every container created with this sweep's label while the block runs. Read
+    live: the engine keeps only its last 256 events for `since`, too few on a shared engine."""
+    events = docker_client.events(decode=True, filters={"type": "container", "event": "create",
+                                                        "label": f"{SWEEP_LABEL}={sweep_id}"})
+    seen: list[dict[str, str]] = []
+    reader = threading.Thread(target=lambda: seen.extend(e["Actor"]["Attributes"] for e in events), daemon=True)
+    reader.start()
+    try:
+        yield seen
+    finally:
+        time.sleep(1)  # the last events are on their way
+        events.close()
 
 
 def test_every_container_of_both_tracks_carries_sweep_cell_and_attempt(docker_client, prefect_harness, tmp_path):
@@ -31,12 +43,11 @@ def test_every_container_of_both_tracks_carries_sweep_cell_and_attempt(docker_cl
             "tasks": ["clawmark-fixtures__iniparse-py-1"], "claws": ["oracle", "reference"],
             "models": ["scripted/cl-{task_id}"], "max_parallel": 2,
             "closed_loop": {"tasks": ["zh_201_invoice_sum"]}}
-    started = time.time()
-    sweep(spec=spec, results_dir=str(tmp_path / "results"))
+    with _created(docker_client, sweep_id) as created:
+        sweep(spec=spec, results_dir=str(tmp_path / "results"))
     rows = ResultStore(tmp_path / "results").read(sweep_id)
     attempts = dict(zip(rows["cell_key"], rows["attempt_id"]))
 
-    created = _created(docker_client, sweep_id, started)
     roles = {labels.get("clawmark.role") for labels in created}
     assert {"swe-instance", "swe-eval", "task-env", "checks"} <= roles, roles
     for labels in created:
