@@ -24,10 +24,10 @@ FIXTURE_EXECUTOR = "scripted/cl-fx_101_sum"  # writes results/summary.json {tota
 
 @pytest.fixture(scope="module")
 def gateway(docker_client, tmp_path_factory):
-    from clawmark.gateway.server import GatewayConfig, GatewayServer
+    from clawmark.sweeps.gateway import sweep_gateway
 
-    config = GatewayConfig(host="0.0.0.0", ledger_dir=tmp_path_factory.mktemp("ledgers"))
-    with GatewayServer(config) as server:
+    # Bound as the pipeline binds it: the host firewall refuses 0.0.0.0 listeners to containers.
+    with sweep_gateway(tmp_path_factory.mktemp("ledgers")) as server:
         yield server
 
 
