@@ -37,20 +37,14 @@ def fill_when_first_row_lands(rows_dir: Path, filler: Path, stop: threading.Even
         time.sleep(0.05)
     if stop.is_set():
         return
-    try:
-        with filler.open("wb") as out:
-            while True:
-                out.write(b"\0" * 2**20)
-                out.flush()
-    except OSError:
-        pass  # ENOSPC: the disk is full
-    with filler.open("ab") as out:  # the last partial block too
+    for block in (2**20, 512):  # big blocks, then the last partial ones
         try:
-            while True:
-                out.write(b"\0" * 512)
-                out.flush()
+            with filler.open("ab") as out:
+                while True:
+                    out.write(b"\0" * block)
+                    out.flush()
         except OSError:
-            pass
+            pass  # ENOSPC: the disk is full
 
 
 def test_a_full_results_disk_stops_the_sweep_cleanly_and_the_next_run_finishes(
