@@ -138,7 +138,7 @@ def _sandbox_checks(client, reap: bool) -> list[Check]:
     if not client:
         return []
     reaped = janitor.reap(client=client) if reap else []
-    containers = client.containers.list(all=True, filters={"label": "clawmark.managed=true"})
+    containers = client.containers.list(all=True, filters={"label": "clawmark.managed=true"}, ignore_removed=True)
     leaked = [c for c in containers if owner.owner_is_gone(c.labels)]
     detail = f"{len(containers)} clawmark containers, {len(leaked)} leaked"
     detail += f", {len(reaped)} reaped now" if reap else (" (clawmark doctor --reap removes them)" if leaked else "")

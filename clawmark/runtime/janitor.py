@@ -25,7 +25,8 @@ def reap(older_than_s: float | None = None, label_selector: dict[str, str] | str
 
     client = client or shared_client()
     removed = []
-    for container in client.containers.list(all=True, filters={"label": _filters(label_selector)}):
+    # ignore_removed: another run may remove its own container between the listing and its inspect
+    for container in client.containers.list(all=True, filters={"label": _filters(label_selector)}, ignore_removed=True):
         if not _is_leaked(container.labels, older_than_s):
             continue
         try:
