@@ -17,7 +17,7 @@ from clawmark.gateway import passthrough
 from clawmark.gateway.budget import Budget
 from clawmark.gateway.errors import CallAbandoned, InvalidRequest, ModelError
 from clawmark.gateway.ledger import Ledger, UsageRecord
-from clawmark.gateway.prices import PriceTable
+from clawmark.gateway.prices import PriceTable, default_prices
 from clawmark.gateway.recording import CassetteRecorder, assemble_message
 from clawmark.gateway.upstream import backoff_delay, litellm_target, to_model_error
 from clawmark.results.usage import ROLES
@@ -38,16 +38,6 @@ class ClientConfig(BaseModel):
 class Completion:
     response: dict
     usage: UsageRecord
-
-
-_prices: PriceTable | None = None
-
-
-def default_prices() -> PriceTable:
-    global _prices
-    if _prices is None:
-        _prices = PriceTable.from_settings()
-    return _prices
 
 
 class _Call:

@@ -152,3 +152,15 @@ def require_price(model: str, prices: PriceTable, fallback: Price | None, cap: s
         f"model {model!r} has no known price, so the {cap} cannot be enforced: add it to the price file "
         f"named by CLAWMARK_PRICES (models: {{{model!r}: {{input: <USD per Mtok>, output: <USD per Mtok>}}}}) "
         "or set a fallback price (attempt.fallback_price in the sweep spec)")
+
+
+_default: PriceTable | None = None
+
+
+def default_prices() -> PriceTable:
+    """The process's price table (CLAWMARK_PRICES read once). Here, not in client.py, so a sweep's
+    price check for scripted models does not import litellm (seconds of a rerun that runs nothing)."""
+    global _default
+    if _default is None:
+        _default = PriceTable.from_settings()
+    return _default
