@@ -25,8 +25,7 @@ def uses_fallback_price(model: str, config: Any, claw: Any) -> bool:
     """Whether the attempt's fallback price will price `model`; raises UnpricedModel when the
     model has no price and no fallback is set, as its calls would cost NaN and never reach the
     attempt's cap. A sweep calls this for every claw × model before its first cell."""
-    from clawmark.gateway.client import default_prices
-    from clawmark.gateway.prices import require_price
+    from clawmark.gateway.prices import default_prices, require_price
 
     if not claw.calls_model:
         return False
