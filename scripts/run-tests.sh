@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole suite as three pytest processes side by side. Most of the Docker tests' time is spent
-# waiting on containers, claws and servers, not on CPU, so they are split in two and the
+# The whole suite as four pytest processes side by side. Most of the Docker tests' time is spent
+# waiting on containers, claws and servers, not on CPU, so they are split in three and the
 # pure-Python tests run beside them. Each process gets its own Prefect home (tests/conftest.py).
 # Exit non-zero if any part fails. Extra arguments go to every part (e.g. PYTEST_ARGS="-x").
 set -uo pipefail
@@ -9,7 +9,8 @@ PYTEST=.venv/bin/pytest
 logs=$(mktemp -d)
 declare -A parts=(
   [integration]="tests/integration"
-  [claws-e2e]="tests/claws tests/e2e"
+  [claws]="tests/claws"
+  [e2e]="tests/e2e"
   [unit-browser]="tests/unit tests/browser tests/faults"
 )
 declare -A pids
@@ -22,13 +23,18 @@ failed=()
 for name in "${!parts[@]}"; do
   wait "${pids[$name]}" || failed+=("$name")
 done
-for name in unit-browser claws-e2e integration; do
+for name in unit-browser claws e2e integration; do
   echo "===== pytest ${parts[$name]}"
   cat "$logs/$name.log"
+done
+echo "===== summary (wall ${SECONDS} s)"
+for name in unit-browser claws e2e integration; do
+  echo "$name: $(grep -E '^(=+ )?[0-9]+ (passed|failed|error)|(passed|failed|error).* in [0-9.]+s' "$logs/$name.log" | tail -1)"
+  grep -E '^(FAILED|ERROR) ' "$logs/$name.log" | cut -c1-300
 done
 rm -rf "$logs"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "failed parts: ${failed[*]}"
   exit 1
 fi
-echo "all three parts passed"
+echo "all four parts passed"
