@@ -127,6 +127,7 @@ def _assert_clean_ledger_and_results(row, judged_turns: int) -> None:
     assert leaked == []
 
 
+@pytest.mark.timeout(2 * 3 * TURN_TIMEOUT_S)  # three turns, each up to TURN_TIMEOUT_S: past the suite's 900 s
 @pytest.mark.parametrize("kit_claw", [c for c in KIT_CLAWS if c.closed_loop], ids=str)
 def test_three_closed_loop_turns_in_one_session(kit_claw, provider, gateway, store, cassettes, task_containers):
     executor = cassettes(f"kit-cl-{kit_claw.name}", [
@@ -155,6 +156,7 @@ def test_three_closed_loop_turns_in_one_session(kit_claw, provider, gateway, sto
     _assert_policy_kept(task_containers, row, "full")
 
 
+@pytest.mark.timeout(2 * 8 * TURN_TIMEOUT_S)  # two turns of four OpenClaw runs: past the suite's 900 s
 def test_edict_court_passes_a_bundled_task_after_a_follow_up(provider, gateway, store, task_containers):
     """tasks_catalog/cassettes/edict-cl-zh_201_invoice_sum.yaml: turn 1 counts the voided invoice
     (the supervisor continues), turn 2 drops it after the simulator's follow-up (pass)."""
