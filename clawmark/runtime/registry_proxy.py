@@ -62,7 +62,10 @@ def forget_client(ip: str) -> None:
 def proxy_env(port: int) -> dict[str, str]:
     """Environment that points pip, npm, curl and apt at the proxy (the gateway stays direct)."""
     url = f"http://{GATEWAY_HOSTNAME}:{port}"
-    no_proxy = f"{GATEWAY_HOSTNAME},localhost,127.0.0.1"
+    # Claws are handed the gateway by its IP (attempts/gateway_link.container_url), the proxy's own
+    # host address: without it here they sent model calls to the proxy, which refuses them (403).
+    host_ip = [_started[0]] if _started else []
+    no_proxy = ",".join([GATEWAY_HOSTNAME, *host_ip, "localhost", "127.0.0.1"])
     return {"HTTP_PROXY": url, "HTTPS_PROXY": url, "http_proxy": url, "https_proxy": url,
             "NO_PROXY": no_proxy, "no_proxy": no_proxy}
 
