@@ -30,7 +30,10 @@ class PrivateEngine:
         return ["dockerd", "--host", self.host, "--data-root", str(self.root / "data"),
                 "--exec-root", str(self.exec_root), "--pidfile", str(self.root / "docker.pid"),
                 "--bridge", BRIDGE, "--iptables=false", "--ip-masq=false", "--ip-forward=false",
-                "--default-address-pool", ADDRESS_POOL, "--userland-proxy=false"]
+                "--default-address-pool", ADDRESS_POOL, "--userland-proxy=false",
+                # Without live-restore, a dockerd restarting with its own address pool deletes the
+                # host's "docker0" (moby's removeDefaultBridgeInterface), the shared engine's bridge.
+                "--live-restore"]
 
     def start(self) -> "PrivateEngine":
         if not Path(f"/sys/class/net/{BRIDGE}").exists():

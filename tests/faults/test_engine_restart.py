@@ -6,6 +6,7 @@ them: every cell has exactly one row, and no committed good row is run again."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -75,6 +76,7 @@ def test_an_engine_outage_mid_sweep_costs_only_the_cells_it_hit(prefect_harness,
     sweep_file.write_text(yaml.safe_dump(spec("restart", ["oracle", "nop"], ["scripted/demo"], seeds=[0, 1, 2],
                                               max_parallel=2)))
     window, stop = {}, threading.Event()
+    host_bridges = [name for name in os.listdir("/sys/class/net") if name == "docker0"]
     restarter = threading.Thread(target=outage_after_first_row, daemon=True,
                                  args=(on_private_engine, Path(store.root) / "rows" / "restart", window, stop))
     restarter.start()
@@ -103,3 +105,5 @@ def test_an_engine_outage_mid_sweep_costs_only_the_cells_it_hit(prefect_harness,
     assert (again["ran"], result["rerun"]) == (6 - len(before), len(hit))
     assert len(after) == 6 and all(row["status"] == GOOD[row["claw"]] for row in after.values())
     assert_kept(before, after, rerun=hit)
+    # The shared engine's default bridge survives the private one's restarts (it once did not).
+    assert set(host_bridges) <= set(os.listdir("/sys/class/net")), host_bridges
