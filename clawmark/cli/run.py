@@ -32,7 +32,7 @@ SWEEP_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 def run(
     task_id: str = typer.Argument(..., help="SWE instance id or closed-loop task id."),
-    claw: str = typer.Option(..., "--claw", help="Claw name: oracle, nop, bare, reference, mini-swe-agent."),
+    claw: str = typer.Option(..., "--claw", help="Claw name (`clawmark claws list` shows every claw and the tracks it runs)."),
     model: str = typer.Option(..., "--model", help="Model string, e.g. scripted/<cassette> or openai/gpt-5."),
     seed: int = typer.Option(0, "--seed", help="Seed of the attempt (part of the cell identity)."),
     instances: Path | None = typer.Option(None, "--instances", help="SWE instance file (default: bundled)."),
