@@ -25,6 +25,9 @@ GUI_SKILLS = frozenset({"desktop-control", "browser-control", "linux-gui-control
 GUI_SERVICE = re.compile(r"(?i)(^|[-_.])(gui|desktop|x11|vnc)([-_.]|$)")
 DISPLAY = ":99"
 NOVNC_PORT = 6080
+# reconnect: a viewer whose first connection fails (a loaded machine) tries again instead of
+# leaving a person, or a test, on "Failed to connect".
+NOVNC_QUERY = "autoconnect=1&reconnect=1&reconnect_delay=1000&resize=scale"
 CDP_PORT = 9222
 STATE_DIR = "/tmp/clawmark-desktop"
 SHOT_PATH = "/tmp/clawmark-screenshot.png"
@@ -93,7 +96,7 @@ def start_desktop(sandbox, browser: bool = False, timeout_s: float = 120) -> Des
         logs = sandbox.exec(f"tail -n 5 {STATE_DIR}/*.log", timeout_s=30).stdout
         raise DesktopFailed(f"the desktop did not start: {(result.stderr or result.stdout).strip()[:300]}; "
                             f"logs: {logs.strip()[-600:]}")
-    return Desktop(novnc_url=f"http://{container_ip(sandbox)}:{NOVNC_PORT}/vnc.html?autoconnect=1&resize=scale",
+    return Desktop(novnc_url=f"http://{container_ip(sandbox)}:{NOVNC_PORT}/vnc.html?{NOVNC_QUERY}",
                    cdp_url=f"http://127.0.0.1:{CDP_PORT}" if browser else None,
                    start_s=round(time.monotonic() - started, 3))
 

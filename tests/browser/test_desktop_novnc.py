@@ -39,7 +39,7 @@ def test_the_desktop_starts_and_a_screenshot_shows_it(headed_sandbox, tmp_path, 
     image = Image.open(io.BytesIO(shot.read_bytes()))
     assert image.size == (1440, 900)
     assert len(image.convert("RGB").getcolors(maxcolors=1 << 20) or []) > 10  # not a blank frame
-    assert desktop.novnc_url.endswith(":6080/vnc.html?autoconnect=1&resize=scale")
+    assert desktop.novnc_url.endswith(":6080/vnc.html?autoconnect=1&reconnect=1&reconnect_delay=1000&resize=scale")
 
 
 def test_a_person_can_watch_through_novnc(headed_sandbox, page, artifacts_dir):
