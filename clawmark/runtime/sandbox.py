@@ -5,6 +5,7 @@ leaked sandbox dies by itself even if nobody (janitor included) removes it."""
 from __future__ import annotations
 
 import atexit
+import time
 import weakref
 from pathlib import Path
 from typing import Literal
@@ -17,6 +18,8 @@ from clawmark.runtime.errors import ContainerGone, ExecTimeout, ImageMissing, Ou
 from clawmark.runtime.execution import ExecResult, run_exec
 from clawmark.runtime.network import GATEWAY_HOSTNAME, network_for
 from clawmark.runtime.privileges import Privileges, host_config, refuse_engine_socket
+
+DEATH_SETTLE_S = 3.0  # how long a SIGKILLed command waits for the engine to record a container's stop
 
 __all__ = ["ExecResult", "Privileges", "Sandbox", "SandboxConfig"]
 
@@ -191,7 +194,7 @@ class Sandbox:
         return owner.numeric_user(self.config.user)
 
     def _raise_if_killed(self, result: ExecResult) -> None:
-        reason = self._death_reason()
+        reason = self._settled_death_reason()
         if reason:
             raise ContainerGone(reason, result)
         kills = self.oom_kill_count()
@@ -204,6 +207,17 @@ class Sandbox:
         if reason:
             raise ContainerGone(f"command outlived its deadline and could not be killed inside the container "
                                 f"(process limit reached?); the container was killed: {reason}", result)
+
+    def _settled_death_reason(self, window_s: float = DEATH_SETTLE_S) -> str | None:
+        """`_death_reason` after a command died by SIGKILL: an exec cut by a container kill ends
+        a moment before the engine records the stop (seen under load: still Running), and a
+        killed container must not read as a command that merely printed nothing."""
+        deadline = time.monotonic() + window_s
+        while True:
+            reason = self._death_reason()
+            if reason or time.monotonic() >= deadline:
+                return reason
+            time.sleep(0.2)
 
     def _death_reason(self) -> str | None:
         """The engine's account of why the container stopped, or None if it is running."""

@@ -85,6 +85,27 @@ def test_killed_container_raises_container_gone(python_image, docker_client):
     assert "exit code 137" in caught.value.reason
 
 
+def test_a_command_cut_by_a_container_kill_the_engine_records_late_is_container_gone(python_image, docker_client):
+    """Under load an exec ends (137) a moment before the engine marks its killed container
+    stopped; that moment must not turn a host kill into a command that simply printed nothing."""
+    import threading
+
+    with sandbox(python_image) as sb:
+        container = docker_client.containers.get(sb.container_id)
+        late_kill = threading.Timer(0.5, container.kill)  # the engine records the stop after the exec ended
+        late_kill.start()
+        with pytest.raises(ContainerGone) as caught:
+            sb.exec("kill -9 $$", timeout_s=30)
+        late_kill.join()
+    assert caught.value.result.exit_code == 137 and "exit code 137" in caught.value.reason
+
+
+def test_a_command_that_kills_itself_in_a_live_container_is_a_result(python_image):
+    with sandbox(python_image) as sb:
+        assert sb.exec("kill -9 $$", timeout_s=30).exit_code == 137  # no container death: a measured exit
+        assert sb.exec("echo alive", timeout_s=30).stdout == "alive\n"
+
+
 def test_container_exits_by_itself_after_its_lifetime(python_image, docker_client):
     with sandbox(python_image, lifetime_seconds=1) as sb:
         container = docker_client.containers.get(sb.container_id)
