@@ -21,6 +21,18 @@ from clawmark.taskenv.services import save_service_logs, start_services
 LIFETIME_MARGIN_S = 1800
 
 
+def enter_in_steps(env) -> None:
+    """A task environment's __enter__ as its three steps (pre_exec, start, prepare); a failed
+    prepare tears down what start made before the error goes on."""
+    env.pre_exec()
+    env.start()
+    try:
+        env.prepare()
+    except BaseException:
+        env.__exit__(None, None, None)
+        raise
+
+
 class TaskEnv:
     """Pre_exec on the host, then a container with the package injected and services started.
 
@@ -40,13 +52,7 @@ class TaskEnv:
         self._proxy_client: str | None = None
 
     def __enter__(self):
-        self.pre_exec()
-        self.start()
-        try:
-            self.prepare()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
+        enter_in_steps(self)
         return self.sandbox
 
     # The three steps of __enter__, for a caller that runs (and retries) them one by one.

@@ -34,13 +34,9 @@ class ProxiedTaskEnv:
         self.inner = None
 
     def __enter__(self):
-        self.pre_exec()
-        self.start()
-        try:
-            self.prepare()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
+        from clawmark.taskenv.env import enter_in_steps
+
+        enter_in_steps(self)
         return self.inner.sandbox
 
     # TaskEnv's three steps (pre_exec, start, prepare), for a caller that runs them one by one.
