@@ -12,7 +12,7 @@ import pytest
 
 from clawmark.catalog.package import load_task
 from clawmark.results import Status
-from tests.integration.closed_loop_support import attempt, cassettes, store  # noqa: F401
+from tests.integration.closed_loop_support import attempt, cassettes, gateway, store  # noqa: F401
 from tests.integration.desktop_support import desktop_image  # noqa: F401 - fixture
 from tests.integration.taskenv_support import make_package
 
@@ -46,14 +46,3 @@ def test_openclaw_reads_a_task_service_page_through_the_desktops_chromium(
     assert read["url"] == URL and "Q3 revenue: 4217 units" in json.dumps(results[1]["result"]["content"])
     desktop = json.loads((Path(row.artifacts_dir) / "artifacts" / "desktop.json").read_text())
     assert desktop["cdp_url"] == "http://127.0.0.1:9222"  # the Chromium the headed run started
-
-
-@pytest.fixture(scope="module")
-def gateway(docker_client, tmp_path_factory):  # noqa: F811 - on loopback and the isolated network's host
-    # address only: the host firewall refuses containers a listener on all interfaces.
-    from clawmark.gateway.server import GatewayConfig, GatewayServer
-    from clawmark.runtime.network import gateway_network
-
-    config = GatewayConfig(host="127.0.0.1", also_hosts=[gateway_network()[1]], ledger_dir=tmp_path_factory.mktemp("ledgers"))
-    with GatewayServer(config) as server:
-        yield server
