@@ -46,5 +46,7 @@ if [ "${1:-}" = "--browser" ]; then
     --remote-debugging-address=127.0.0.1 --remote-debugging-port="$cdp" \
     --user-data-dir="$HOME/.config/chromium" --window-size=1440,860 about:blank
   wait_for "Chromium CDP on $cdp" 60 listening "$cdp"
+  # CDP answers before the window is mapped: a claw's first screenshot must already show it.
+  wait_for "the Chromium window" 60 sh -c 'wmctrl -l | grep -q Chromium'
 fi
 echo "desktop up: DISPLAY=$display vnc=$vnc novnc=$novnc${1:+ cdp=$cdp}"
