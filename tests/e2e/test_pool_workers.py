@@ -77,6 +77,16 @@ def _await_victim(proc, results, victim, docker_client, timeout_s=900.0) -> list
     raise AssertionError(f"worker {victim.pid} never held a cell with a container up; sweep output:\n{out[-4000:]}")
 
 
+def _await_polling(worker_proc, log: Path, timeout_s: float = 300.0) -> None:
+    """Until the worker says it started (it polls the pool from then on)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and worker_proc.poll() is None:
+        if "started!" in log.read_text(errors="replace"):
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"worker {worker_proc.pid} never started:\n{log.read_text(errors='replace')[-3000:]}")
+
+
 def _cell_runs(ui_url: str) -> dict[str, list[dict]]:
     [deployment] = [d for d in api(ui_url, "POST", "/deployments/filter", {}) if d["name"] == POOL]
     runs = api(ui_url, "POST", "/flow_runs/filter", {"flow_runs": {"deployment_id": {"any_": [deployment["id"]]}}})
@@ -94,15 +104,24 @@ def test_two_workers_one_killed_every_cell_once_and_its_containers_reaped(docker
         "seeds": [0, 1, 2], "max_parallel": 2}))
     with running_server(tmp_path / "prefect-home") as ui_url:
         env = client_env(ui_url, tmp_path / "client-home", PREFECT_WORKER_QUERY_SECONDS="2",
-                         CLAWMARK_HOME=str(tmp_path / "clawmark-home"), LITELLM_LOCAL_MODEL_COST_MAP="True")
+                         CLAWMARK_HOME=str(tmp_path / "clawmark-home"), LITELLM_LOCAL_MODEL_COST_MAP="True",
+                         PYTHONUNBUFFERED="1")
         run([*PREFECT, "work-pool", "create", POOL, "--type", "process"], env, timeout_s=180)
+        # Both workers poll before the sweep starts, then the survivor is paused until the victim
+        # holds a cell: left to race, one worker could take every cell (seen in CI under load).
         with worker(env, POOL, log=tmp_path / "victim.log") as victim, \
                 worker(env, POOL, log=tmp_path / "survivor.log") as survivor:
+            _await_polling(victim, tmp_path / "victim.log")
+            _await_polling(survivor, tmp_path / "survivor.log")
+            os.killpg(survivor.pid, signal.SIGSTOP)
             sweep = subprocess.Popen(
                 [sys.executable, "-m", "clawmark.cli.main", "sweep", str(spec_file), "--pool", POOL,
                  "--results", str(results)], env=env, cwd=PROJECT, stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT, text=True)
-            held = _await_victim(sweep, results, victim, docker_client)
+            try:
+                held = _await_victim(sweep, results, victim, docker_client)
+            finally:
+                os.killpg(survivor.pid, signal.SIGCONT)
             killed = _descendants(victim.pid)
             _kill_tree(killed)
             output, _ = sweep.communicate(timeout=1800)
