@@ -94,12 +94,21 @@ class PrivateEngine:
                 self.docker("network", "rm", *ids, check=False)
             self.stop()
         subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
+        for mountpoint in _mounts_under(self.root):  # dockerd bind-mounts its data root on itself
+            subprocess.run(["umount", "-l", mountpoint], capture_output=True)
         shutil.rmtree(self.root, ignore_errors=True)
         shutil.rmtree(self.exec_root, ignore_errors=True)
 
     def log_tail(self) -> str:
         path = self.root / "dockerd.log"
         return path.read_text(errors="replace")[-1500:] if path.exists() else ""
+
+
+def _mounts_under(root: Path) -> list[str]:
+    """Mount points at or below `root`, deepest first."""
+    points = [line.split()[1] for line in Path("/proc/self/mounts").read_text().splitlines()]
+    inside = [p for p in points if p == str(root) or p.startswith(f"{root}/")]
+    return sorted(inside, key=len, reverse=True)
 
 
 def _run(*argv: str) -> None:
