@@ -105,6 +105,10 @@ class TaskSpec(BaseModel):
     pre_exec_parallel_safe: bool = False
     recording: Literal["none", "low", "high"] = "none"
     headed: Literal["auto", True, False] = "auto"
+    # clawmark's own field (not in UniClawBench). Left out of the dump when unset, so the
+    # content hash, and so the cell keys, of every task that does not write it stay as they were.
+    gui: bool | None = Field(None, exclude_if=lambda value: value is None,
+                             description="Does `headed: auto` need the desktop? Unset: read off the task.")
     codex: CodexSettings = Field(default_factory=CodexSettings)
 
     @model_validator(mode="before")
@@ -118,6 +122,14 @@ class TaskSpec(BaseModel):
     @classmethod
     def _known_category(cls, value: str) -> str:
         parse_category(value)
+        return value
+
+    @field_validator("gui", mode="before")
+    @classmethod
+    def _gui_is_a_boolean(cls, value: object) -> object:
+        # before pydantic's lax bool, which would take "yes", "off" or 1 as a boolean
+        if value is not None and not isinstance(value, bool):
+            raise ValueError("true or false: does the task need the desktop?")
         return value
 
     @field_validator("references")

@@ -15,11 +15,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from clawmark.catalog.errors import CatalogError
 from clawmark.taskenv.errors import TaskEnvError
 
 DESKTOP_RECIPE = "desktop"
-GUI_FIELD = "gui"
 # Skills that drive the display or the desktop's browser: ours (tasks_catalog/base_skills) and upstream's.
 GUI_SKILLS = frozenset({"desktop-control", "browser-control", "linux-gui-control", "agent-browser-control"})
 GUI_SERVICE = re.compile(r"(?i)(^|[-_.])(gui|desktop|x11|vnc)([-_.]|$)")
@@ -69,15 +67,12 @@ def wants_desktop(task) -> bool:
 def gui_need(task) -> str | None:
     """What in the task asks for a display, or None. Upstream's runtime always has one, and its
     format has no field for it, so the need is read off what a task does declare: clawmark's own
-    `gui: true|false` (wins), a screen recording, a skill that drives the GUI or the browser, or a
+    `gui: true|false` (wins; checked at catalog load), a screen recording, a skill that drives the GUI or the browser, or a
     service whose name sets up a GUI app (`libreoffice-gui-setup`, the way upstream's GUI tasks
     name theirs)."""
     spec = task.spec
-    declared = (spec.model_extra or {}).get(GUI_FIELD)
-    if declared is not None:
-        if not isinstance(declared, bool):
-            raise CatalogError(task.task_file, GUI_FIELD, "true or false (does the task need the desktop?)")
-        return f"{GUI_FIELD}: true" if declared else None
+    if spec.gui is not None:  # a boolean: the catalog refuses any other value at load
+        return "gui: true" if spec.gui else None
     if spec.recording != "none":
         return f"recording: {spec.recording}"
     skills = sorted({name.removeprefix("skills/").strip("/") for name in spec.skills} & GUI_SKILLS)

@@ -99,3 +99,15 @@ def test_unknown_task_keys_are_warnings_not_failures(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "sources: 'gone.csv' is not in the package" in result.stderr
     assert f"warning: {(package / 'task.yaml').resolve()}: sucess_threshold: unknown task field" in result.stderr
+
+
+def test_validate_refuses_a_non_boolean_gui_in_one_line_and_knows_the_field(tmp_path: Path) -> None:
+    bad = make_task(tmp_path / "tree", spec={"task_id": "bad_gui", "gui": "yes"})
+    good = make_task(tmp_path / "tree", spec={"task_id": "good_gui", "gui": True})
+    result = runner.invoke(app, ["catalog", "validate", str(tmp_path / "tree")])
+    assert result.exit_code == 1
+    problems = [l for l in result.stdout.splitlines() if l.strip() and not l.startswith("ok  ")]
+    assert problems == [f"{(bad / 'task.yaml').resolve()}: gui: expected true or false: "
+                        "does the task need the desktop? (got 'yes')"]
+    assert [l.split()[1] for l in result.stdout.splitlines() if l.startswith("ok  ")] == ["good_gui"]
+    assert f"{(good / 'task.yaml').resolve()}: gui: unknown task field" not in result.stderr

@@ -169,6 +169,22 @@ def test_nested_codex_field_is_named_with_its_path(tmp_path: Path) -> None:
     assert_names(load_error(path), path / "task.yaml", "codex.max_user_followups")
 
 
+@pytest.mark.parametrize("value", ["yes", "true", 1, "sometimes", ["x"]])
+def test_a_gui_value_that_is_not_a_boolean_is_refused_at_load(tmp_path: Path, value: object) -> None:
+    path = make_task(tmp_path, spec={"gui": value})
+    error = load_error(path)
+    assert_names(error, path / "task.yaml", "gui")
+    assert error.expected == f"true or false: does the task need the desktop? (got {value!r})"
+
+
+def test_gui_true_or_false_loads_and_an_unset_gui_stays_out_of_the_spec(tmp_path: Path) -> None:
+    assert load_task(make_task(tmp_path / "t", spec={"gui": True})).spec.gui is True
+    assert load_task(make_task(tmp_path / "f", spec={"gui": False})).spec.gui is False
+    unset = load_task(make_task(tmp_path / "u"))
+    # an unset field adds nothing to the dump the content hash is made of
+    assert unset.spec.gui is None and "gui" not in unset.spec.model_dump(mode="json")
+
+
 def test_bad_ids(tmp_path: Path) -> None:
     bad_id = make_task(tmp_path / "a", raw_yaml=yaml.safe_dump({**SPEC, "task_id": "-bad id"}))
     assert_names(load_error(bad_id), bad_id / "task.yaml", "task_id")
