@@ -17,8 +17,9 @@ venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	@echo "venv: installing clawmark and its test dependencies into $(VENV) (pip errors only)"
+	@$(PY) -m pip install -qq --upgrade pip
+	@$(PY) -m pip install -qq -e '.[test]'
 	@touch $(STAMP)
 
 engine:

@@ -10,7 +10,7 @@ if [ -x "$VENV/bin/mitmdump" ] && [[ "$("$VENV/bin/mitmdump" --version 2>/dev/nu
   exit 0
 fi
 python3 -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check "mitmproxy==$VERSION"
+"$VENV/bin/python" -m pip install -qq --disable-pip-version-check "mitmproxy==$VERSION"
 # mitmdump dies of SIGPIPE if a reader closes early (head -1), and pipefail turns that into a failure.
 version_line=$("$VENV/bin/mitmdump" --version)
 echo "${version_line%%$'\n'*}"
