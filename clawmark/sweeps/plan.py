@@ -178,3 +178,23 @@ def pin_protocol(spec: SweepSpec, store: ResultStore) -> str:
     if spec.closed_loop is not None:  # absent for patch-only sweeps, so their pinned hash holds
         protocol["closed_loop"] = spec.closed_loop.model_dump(mode="json", exclude={"claws", "tasks", "suite"})
     return store.pin_config(spec.sweep_id, protocol)
+
+
+def plan_cell(spec: SweepSpec, cell: Cell, store: ResultStore) -> SweepPlan:
+    """A plan of `cell` alone: the spec narrowed to its task, claw, model and seed, then planned by
+    `plan_sweep`, so the key comes from the same code as the whole grid's while a pool cell run
+    hashes one task instead of every cell. Raises LookupError when the narrowed spec keys the
+    cell differently (the spec, a task or a claw changed since the coordinator planned it)."""
+    one = {"claws": [cell.claw], "models": [cell.model], "seeds": [cell.seed], "suite": None}
+    if cell.track == CLOSED_LOOP:
+        if spec.closed_loop is None:
+            raise LookupError(f"sweep {spec.sweep_id}: cell {cell.cell_key} is closed-loop, the spec has no closed_loop")
+        part = spec.closed_loop.model_copy(update={"tasks": [cell.instance_id], "claws": [cell.claw], "suite": None})
+        narrowed = spec.model_copy(update={**one, "instances": None, "tasks": [], "closed_loop": part})
+    else:
+        narrowed = spec.model_copy(update={**one, "tasks": [cell.instance_id], "closed_loop": None})
+    plan = plan_sweep(narrowed, store, force=True)
+    if [c.cell_key for c in plan.cells] != [cell.cell_key]:
+        raise LookupError(f"sweep {spec.sweep_id}: no cell {cell.cell_key} ({cell.track} {cell.instance_id} "
+                          f"{cell.claw} {cell.model} seed {cell.seed}) in the spec")
+    return plan
