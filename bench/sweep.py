@@ -16,6 +16,8 @@ start and the end: on a shared machine the Docker figures move with it.
    files and compacted (target < 10 s).
 4. A 10,000-cell `nop` sweep planned cold and resumed against 10,000 committed rows (planning
    time, store read time).
+5. What a pool cell run spends finding its cell in that sweep: the whole grid planned (as it once
+   did) vs its cell alone (`plan_cell`), as a ratio.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from clawmark.results import ResultStore  # noqa: E402
 from clawmark.results.synthetic import synthetic_table  # noqa: E402
 from clawmark.settings import TASKS_CATALOG  # noqa: E402
 from clawmark.sweeps import SweepSpec, plan_sweep  # noqa: E402
+from clawmark.sweeps.plan import plan_cell  # noqa: E402
 
 INSTANCES = TASKS_CATALOG / "swe" / "instances.jsonl"
 MIX = ["clawmark-fixtures__iniparse-py-1", "clawmark-fixtures__wordwrap-js-1"]
@@ -146,7 +149,9 @@ def bench_resume(tmp: Path) -> None:
     store = ResultStore(tmp / "big", fsync=False)
     started = time.perf_counter()
     plan = plan_sweep(big, store)
-    print(f"4. {len(plan.cells):,}-cell sweep planned cold in {time.perf_counter() - started:5.2f} s", flush=True)
+    whole_s = time.perf_counter() - started
+    print(f"4. {len(plan.cells):,}-cell sweep planned cold in {whole_s:5.2f} s", flush=True)
+    bench_cell_plan(big, plan, store, whole_s)
     commit_rows(store, "big", [c.cell_key for c in plan.cells], per_cell=False)
     started = time.perf_counter()
     keys = ResultStore(store.root).completed_cells("big")
@@ -155,6 +160,18 @@ def bench_resume(tmp: Path) -> None:
     left = plan_sweep(big, ResultStore(store.root)).pending
     print(f"4. resumed against {len(keys):,} committed rows: store read {read:5.2f} s, plan + resume "
           f"{time.perf_counter() - started:5.2f} s, {len(left)} left", flush=True)
+
+
+def bench_cell_plan(big: SweepSpec, plan, store: ResultStore, whole_s: float) -> None:
+    cells = plan.cells[:: max(1, len(plan.cells) // 20)]
+    times = []
+    for cell in cells:
+        started = time.perf_counter()
+        plan_cell(big, cell, store)
+        times.append(time.perf_counter() - started)
+    alone = statistics.median(times)
+    print(f"5. a pool cell run finds its cell: whole grid {whole_s:5.2f} s, its cell alone {alone * 1000:6.1f} ms "
+          f"(median of {len(cells)}): {whole_s / alone:,.0f}x less", flush=True)
 
 
 def main() -> None:
