@@ -49,6 +49,11 @@ class PatchAttemptConfig(BaseModel):
     deadline_grace_s: float = Field(120.0, description="Host deadline = budgets.seconds + this.")
     stop_grace_s: float = Field(30.0, gt=0, description="After the host deadline's stop: how long the claw "
                                 "gets to end, and running model calls to drain into the ledger.")
+    executor_user: str | None = Field(
+        None, pattern=r"^\d+(:\d+)?$",
+        description="uid[:gid] the claw runs as in the instance container (/testbed is handed to it); "
+                    "unset = the image's user (root), as SWE-bench's harness runs agents. A claw whose "
+                    "own container settings name a user keeps it.")
     eval_timeout_s: float = Field(1800.0, description="Limit of the test run in the evaluator.")
     eval_network: Literal["default", "none"] = Field(
         "default", description="Evaluator network: default = Docker's bridge, as swebench; none = hermetic.")

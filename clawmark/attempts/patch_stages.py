@@ -192,7 +192,10 @@ def _environment(s: PatchAttempt, ctx: ClawContext) -> Any:
     from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
 
     labels = {"clawmark.attempt": s.attempt_id, "clawmark.claw": s.claw.name}
-    return InstanceEnv(s.instance, InstanceEnvConfig(**s.claw.docker_args(ctx), labels=labels))
+    wiring = s.claw.docker_args(ctx)
+    if s.config.executor_user and not wiring.get("user"):
+        wiring["user"] = s.config.executor_user
+    return InstanceEnv(s.instance, InstanceEnvConfig(**wiring, labels=labels))
 
 
 def _drive(s: PatchAttempt, ctx: ClawContext) -> Any:
