@@ -1,5 +1,6 @@
 """The gateway's HTTP face: OpenAI-compatible endpoints under /a/<attempt_id>/<role>/v1, each
-call sent through the client (priced, budgeted, ledgered), plus harmless model-discovery answers."""
+call sent through the client (priced, budgeted, ledgered) unless a rerun stage already got its
+answer (then replayed: clawmark/gateway/replay.py), plus harmless model-discovery answers."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any, AsyncIterator
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from clawmark.gateway import client, passthrough
+from clawmark.gateway import client, passthrough, replay
 from clawmark.gateway.cassettes import cassette_models, model_list
 from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.errors import ContextWindowExceeded, InvalidRequest, ModelError
@@ -61,13 +62,24 @@ class GatewayApp:
         stream: until the relay ends), so closing the attempt can drain it."""
         token, relayed = route.inflight.enter(), False
         try:
-            kwargs = self.call_kwargs(route, role, body)
-            if not body.get("stream"):
-                completion = await client.acomplete(**kwargs)
-                return JSONResponse(completion.response)
+            kwargs, streamed = self.call_kwargs(route, role, body), bool(body.get("stream"))
+            slot = route.replays.claim(role, kwargs)
+            answer = slot.answer if slot is not None else None
+            if answer is not None:  # a rerun stage's call, answered and paid for by an earlier run
+                route.ledger.append(replay.replayed_record(route.attempt_id, role, kwargs["model"], streamed))
+            if not streamed:
+                if answer is None:
+                    answer = (await client.acomplete(**kwargs)).response
+                    route.replays.keep(slot, answer)
+                return JSONResponse(answer)
             wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            stream = client.astream(**kwargs)
-            first = await anext(stream)  # upstream errors surface here, as a proper HTTP status
+            if answer is not None:
+                stream, first = replay.no_more(), replay.replay_chunks(answer)
+            else:
+                stream = client.astream(**kwargs)
+                if slot is not None:
+                    stream = replay.kept_stream(stream, lambda kept: route.replays.keep(slot, kept))
+                first = await anext(stream)  # upstream errors surface here, as a proper HTTP status
             relayed = True
             relay = self._relay(first, stream, wants_usage, route.inflight, token)
             return StreamingResponse(relay, media_type="text/event-stream")

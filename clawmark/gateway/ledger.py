@@ -32,6 +32,8 @@ class UsageRecord(BaseModel):
     ts: float = Field(default_factory=time.time, description="Unix time the call ended.")
     stream: bool = False
     error: str | None = None
+    replayed: bool = Field(False, description="A rerun stage's call answered from the attempt's replay "
+                           "store (clawmark/gateway/replay.py): no tokens, no cost, no provider call.")
 
     @field_validator("cost_usd", mode="before")
     @classmethod
@@ -70,7 +72,8 @@ def summarize_ledger(path: Path | str) -> dict[str, dict[str, float]]:
     totals: dict[str, dict[str, float]] = defaultdict(lambda: {"calls": 0, "errors": 0, "cost_usd": 0.0})
     for rec in read_ledger(path):
         row = totals[rec.role]
-        row["calls"] += 1
+        row["calls"] += not rec.replayed  # calls the provider answered; a replay is counted apart
+        row["replayed"] = row.get("replayed", 0) + rec.replayed
         row["errors"] += rec.status != "ok"
         for name in TOKEN_FIELDS:
             row[name] = row.get(name, 0) + getattr(rec, name)

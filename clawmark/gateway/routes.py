@@ -17,6 +17,7 @@ from clawmark.gateway.ledger import Ledger
 from clawmark.gateway.passthrough import OPENAI_BODY_PARAMS
 from clawmark.gateway.prices import PriceTable
 from clawmark.gateway.recording import CassetteRecorder
+from clawmark.gateway.replay import ReplayStore
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -50,9 +51,11 @@ class AttemptRoute:
     token: str = ""  # issued at registration (random, 256 bits)
     require_token: bool = False  # True: a call without `token` is refused before anything else
     inflight: InFlight = field(init=False)
+    replays: ReplayStore = field(init=False)  # answers a rerun stage replays; dies with the route
 
     def __post_init__(self) -> None:
         self.inflight = InFlight(self.attempt_id)
+        self.replays = ReplayStore()
 
     def check_token(self, presented: str | None) -> None:
         """Refuse a call that does not carry this attempt's token (constant-time comparison)."""
@@ -103,6 +106,15 @@ class RouteTable:
     def unregister(self, attempt_id: str) -> None:
         with self._lock:
             self._routes.pop(attempt_id, None)
+
+    def begin_stage_run(self, attempt_id: str, run_name: str, *, replay: bool) -> bool:
+        """A run of one of the attempt's stages begins (see clawmark/gateway/replay.py); False
+        when the attempt has no route (yet)."""
+        with self._lock:
+            route = self._routes.get(attempt_id)
+        if route is not None:
+            route.replays.begin_run(run_name, replay)
+        return route is not None
 
     def close(self, attempt_id: str, drain_s: float) -> int:
         """Refuse the attempt's new calls, let its running ones write their ledger lines (cancel

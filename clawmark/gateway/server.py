@@ -93,6 +93,12 @@ class GatewayServer:
     def unregister_attempt(self, attempt_id: str) -> None:
         self.routes.unregister(attempt_id)
 
+    def begin_stage_run(self, attempt_id: str, run_name: str, *, replay: bool = True) -> bool:
+        """Tell the gateway a run of one of the attempt's stages begins (`supervise[2]`): a run
+        name it saw before is a rerun, whose calls replay the answers its earlier runs got and
+        paid for (clawmark/gateway/replay.py). `replay=False` for a stage never rerun."""
+        return self.routes.begin_stage_run(attempt_id, run_name, replay=replay)
+
     def close_attempt(self, attempt_id: str, drain_s: float = 30.0) -> int:
         """End an attempt at the gateway: new calls refused (410), running ones drained into the
         ledger (cancelled and recorded as abandoned after `drain_s`). After it returns, the
