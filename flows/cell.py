@@ -2,10 +2,17 @@
 
 The coordinator (flows/pool.py) creates one run of this flow's deployment per pending cell; any
 worker of the pool picks it up. A run does nothing when the cell already has a committed row (a
-resubmission after a run whose worker died just after its commit) or when the sweep's committed
-spend has reached its cap (the cap holds across workers: it is read from the shared store, not
-from one process's memory). Otherwise it holds the cell's lease in the store while it runs, so
-two runs of one cell never overlap and the coordinator can tell a run whose worker died.
+resubmission after a run whose worker died just after its commit; under `--force`, a row other
+than the one it was sent to replace) or when the sweep's committed spend has reached its cap (the
+cap holds across workers: it is read from the shared store, not from one process's memory).
+Otherwise it holds the cell's lease in the store while it runs, so two runs of one cell never
+overlap and the coordinator can tell a run whose worker died.
+
+As a local sweep's cell, it waits for a Docker engine that went away (CLAWMARK_ENGINE_WAIT_S)
+and passes the disk preflight (in the attempt stage). Two ends stop the whole sweep, not just
+the cell, and are told to the coordinator by the final state's name: the results disk is full
+(`ResultsDiskFull`: every other cell would fail alike) and the engine stayed down
+(`EngineStayedDown`). Neither leaves a row.
 """
 
 from __future__ import annotations
@@ -15,15 +22,21 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
+from prefect.states import Failed
 from prefect.utilities.annotations import quote
 
 from blocks.use import use_blocks
+from clawmark.results import ResultStore
+from clawmark.results.errors import is_disk_full
 from clawmark.results.lease import LeaseHeld, cell_lease
 from clawmark.results.location import open_store
-from clawmark.sweeps import SweepSpec, plan_sweep
+from clawmark.sweeps import Cell, SweepSpec
 from clawmark.sweeps.gateway import sweep_gateway
-from clawmark.sweeps.plan import SpendMeter
+from clawmark.sweeps.plan import SpendMeter, plan_cell
+from flows import sweep as local_sweep
 from flows.stages import run_cell
+
+DISK_FULL, ENGINE_DOWN = "ResultsDiskFull", "EngineStayedDown"  # final state names that stop the sweep
 
 
 # Retried: listing races other runs removing their own containers (a container listed, then gone).
@@ -36,32 +49,53 @@ def reap_leaked() -> int:
     return len(reap())
 
 
+def committed(store: ResultStore, sweep_id: str, cell_key: str, replaces: str | None) -> bool:
+    """The cell has a row, and not the one this run was sent to replace (`replaces`: its attempt id)."""
+    if not store.has(sweep_id, cell_key):
+        return False
+    return replaces is None or store.read_row(sweep_id, cell_key).attempt_id != replaces
+
+
 @flow(name="cell", log_prints=True)
-def cell(spec: dict[str, Any], cell_key: str, results: str, result_store_block: str | None = None,
-         docker_host_block: str | None = None, model_endpoint_blocks: list[str] | None = None) -> dict[str, Any]:
-    """Run the sweep cell `cell_key` of `spec` (a resolved sweep spec) into the store at `results`."""
+def cell(spec: dict[str, Any], cell_key: str, results: str, coordinates: dict[str, Any], replaces: str | None = None,
+         result_store_block: str | None = None, docker_host_block: str | None = None,
+         model_endpoint_blocks: list[str] | None = None) -> Any:
+    """Run the sweep cell `cell_key` of `spec` (a resolved sweep spec) into the store at `results`.
+    `coordinates`: the cell's track, instance_id, claw, model and seed (the key is checked
+    against them); `replaces`: under `--force`, the attempt id of the committed row to run again."""
     results = use_blocks(result_store_block, docker_host_block, model_endpoint_blocks) or results
     sweep_spec, store, logger = SweepSpec.model_validate(spec), open_store(results), get_run_logger()
-    sweep_id = sweep_spec.sweep_id
-    if store.has(sweep_id, cell_key):
+    sweep_id, chosen = sweep_spec.sweep_id, Cell(cell_key=cell_key, **coordinates)
+    if committed(store, sweep_id, cell_key, replaces):
         return {"cell_key": cell_key, "outcome": "already committed"}
     if (meter := SpendMeter.for_sweep(sweep_spec, store)).exhausted:
         logger.warning("sweep %s: cost cap %.4f USD reached (%.4f committed); cell %s not run",
                        sweep_id, sweep_spec.max_cost_usd, meter.spent_usd, cell_key)
         return {"cell_key": cell_key, "outcome": "over cost cap"}
     try:
-        lease = cell_lease(store, sweep_id, cell_key, note={"flow_run": str(flow_run.get_id())}).acquire()
+        return _leased(sweep_spec, chosen, store, replaces)
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        logger.error("cell %s: %r", cell_key, exc)
+        return Failed(name=DISK_FULL, message=f"results disk full under {store.root}: cell {cell_key} not run (no row)")
+
+
+def _leased(spec: SweepSpec, chosen: Cell, store: ResultStore, replaces: str | None) -> Any:
+    logger, key = get_run_logger(), chosen.cell_key
+    try:
+        lease = cell_lease(store, spec.sweep_id, key, note={"flow_run": str(flow_run.get_id())}).acquire()
     except LeaseHeld as exc:  # a live earlier run of this cell: it will commit the row
         logger.warning("%s", exc)
-        return {"cell_key": cell_key, "outcome": "running elsewhere"}
-    try:
-        if store.has(sweep_id, cell_key):  # committed between the first look and the lease
-            return {"cell_key": cell_key, "outcome": "already committed"}
+        return {"cell_key": key, "outcome": "running elsewhere"}
+    try:  # the lease is held (and beats) while the engine is awaited: the coordinator sees a live run
+        if committed(store, spec.sweep_id, key, replaces):  # committed between the first look and the lease
+            return {"cell_key": key, "outcome": "already committed"}
+        if not local_sweep._engine_back(logger):
+            return Failed(name=ENGINE_DOWN, message=f"Docker engine still not answering after "
+                          f"{local_sweep.ENGINE_WAIT_S:.0f} s on this worker: cell {key} not run (no row)")
         reap_leaked()
-        plan = plan_sweep(sweep_spec, store, force=True)
-        chosen = next((c for c in plan.cells if c.cell_key == cell_key), None)
-        if chosen is None:
-            raise LookupError(f"sweep {sweep_id}: no cell {cell_key} in the spec")
+        plan = plan_cell(spec, chosen, store)
         with sweep_gateway() as gateway:
             row = run_cell(quote(plan), chosen, quote(store), quote(gateway))
         return {**row, "outcome": "ran"}

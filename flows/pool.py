@@ -7,10 +7,17 @@ committed in the store. A run that ended without a row, or whose worker died und
 cell lease in the store went stale, or never appeared), is marked crashed and submitted again,
 at most `max_resubmits` times. The cost cap is checked against committed spend in the store,
 here before each submission and again by each cell run before it starts.
+
+With `force`, each cell run is sent the attempt id of the row it replaces: only a row with
+another id counts as done, so a resubmitted cell still runs once. A cell run that ends with a
+full results disk or with its engine down (flows/cell.py) stops the sweep as the local one
+stops: nothing more is submitted, the runs in flight end, and the flow raises `ResultsDiskFull`
+or `EngineStayedDown`; the cells not started have no row, so the next run of the sweep does them.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -25,11 +32,14 @@ from prefect.exceptions import ObjectNotFound
 from prefect.states import Crashed
 
 from clawmark.results import ResultStore
+from clawmark.results.errors import ResultsDiskFull
 from clawmark.results.lease import SweepLease, cell_lease, is_live
 from clawmark.sweeps import Cell, SweepSpec, plan_sweep
 from clawmark.sweeps.plan import pin_protocol
+from clawmark.runtime.engine import EngineStayedDown
 from clawmark.sweeps.progress import SweepWatcher
-from flows.cell import cell as cell_flow
+from flows import sweep as local_sweep
+from flows.cell import DISK_FULL, ENGINE_DOWN, cell as cell_flow
 from flows.limits import ensure_limits
 from flows.stages import compact
 from flows.sweep import _store, headline
@@ -72,21 +82,28 @@ class Coordinator:
     """Submit, watch and resubmit the cell runs of one sweep."""
 
     def __init__(self, spec: SweepSpec, store: ResultStore, deployment: str, parameters: dict[str, Any],
-                 max_resubmits: int, claim_grace_s: float):
+                 max_resubmits: int, claim_grace_s: float, replaces: dict[str, str] | None = None):
         self.spec, self.store, self.deployment, self.parameters = spec, store, deployment, parameters
         self.max_resubmits, self.claim_grace_s = max_resubmits, claim_grace_s
+        self.replaces = replaces or {}  # forced cells: the attempt id of the row each run replaces
         self.committed = SweepWatcher(store, spec.sweep_id)  # every row of the sweep: spend and done keys
         self.committed.prime()
         self.logger = get_run_logger()
         self.resubmitted = self.given_up = 0
+        self.rerun_spent_usd = 0.0  # forced cells' new rows (the watcher had their keys already)
+        self.stopped: str | None = None  # the state name of a cell run that stops the sweep
 
     @property
     def over_cap(self) -> bool:
         cap = self.spec.max_cost_usd
-        return cap is not None and self.committed.counts.spent_usd >= cap
+        return cap is not None and self.committed.counts.spent_usd + self.rerun_spent_usd >= cap
 
     def submit(self, cell: Cell, tries: int) -> InFlight:
-        run = run_deployment(self.deployment, parameters={**self.parameters, "cell_key": cell.cell_key}, timeout=0,
+        coordinates = {"track": cell.track, "instance_id": cell.instance_id, "claw": cell.claw, "model": cell.model,
+                       "seed": cell.seed}
+        parameters = {**self.parameters, "cell_key": cell.cell_key, "coordinates": coordinates,
+                      "replaces": self.replaces.get(cell.cell_key)}
+        run = run_deployment(self.deployment, parameters=parameters, timeout=0,
                              flow_run_name=f"{self.spec.sweep_id}/{cell.claw}/{cell.instance_id}/{cell.seed}",
                              tags=[f"sweep:{self.spec.sweep_id}"], as_subflow=True)
         return InFlight(cell, run.id, tries)
@@ -95,6 +112,10 @@ class Coordinator:
         queue, flying, ran = list(cells), [], 0
         while queue or flying:
             self.committed.poll()
+            if self.stopped and queue:
+                self.logger.error("sweep %s: a cell run ended %s; %d cells not submitted", self.spec.sweep_id,
+                                  self.stopped, len(queue))
+                queue.clear()
             while queue and len(flying) < self.spec.max_parallel and not self.over_cap:
                 flying.append(self.submit(queue.pop(0), 0))
             if self.over_cap and queue:
@@ -110,14 +131,18 @@ class Coordinator:
         runs = self._runs([f.run_id for f in flying])
         still = []
         for item in flying:
-            if item.cell.cell_key in self.committed.seen or self.store.has(self.spec.sweep_id, item.cell.cell_key):
+            if self._done(item.cell.cell_key):
                 ran += 1
                 continue
             run = runs.get(item.run_id)
+            if run is not None and run.state_type.value == "FAILED" and run.state_name in (DISK_FULL, ENGINE_DOWN):
+                self.stopped = self.stopped or run.state_name
+                self.logger.error("cell %s: %s", item.cell.cell_key, run.state.message if run.state else run.state_name)
+                continue
             if run is None or not self._lost(item, run):
                 still.append(item)
                 continue
-            if item.tries >= self.max_resubmits or self.over_cap:
+            if item.tries >= self.max_resubmits or self.over_cap or self.stopped:
                 self.given_up += 1
                 self.logger.error("cell %s: no row after %d runs; the next run of the sweep redoes it",
                                   item.cell.cell_key, item.tries + 1)
@@ -127,6 +152,26 @@ class Coordinator:
                                 item.run_id, run.state_type.value)
             still.append(self.submit(item.cell, item.tries + 1))
         return still, ran
+
+    def _done(self, key: str) -> bool:
+        """The cell has its row: for a forced cell, a row other than the one it replaces."""
+        if key not in self.replaces:
+            return key in self.committed.seen or self.store.has(self.spec.sweep_id, key)
+        if not self.store.has(self.spec.sweep_id, key):
+            return False
+        row = self.store.read_row(self.spec.sweep_id, key)
+        if row.attempt_id == self.replaces[key]:
+            return False
+        del self.replaces[key]  # counted once
+        self.rerun_spent_usd += row.cost_usd if math.isfinite(row.cost_usd) else 0.0
+        return True
+
+    def stop_if_asked(self, not_run: int) -> None:
+        """Raise what the local sweep raises when a cell run ended the sweep."""
+        if self.stopped == DISK_FULL:
+            raise ResultsDiskFull(self.store.root, not_run)
+        if self.stopped == ENGINE_DOWN:
+            raise EngineStayedDown(local_sweep.ENGINE_WAIT_S, not_run)
 
     def _runs(self, ids: list[Any]) -> dict[Any, Any]:
         if not ids:
@@ -156,24 +201,36 @@ class Coordinator:
         return True
 
 
+def replaced_rows(store: ResultStore, sweep_id: str, cells: list[Cell]) -> dict[str, str]:
+    """cell key -> attempt id of the committed row of each cell about to run again (forced)."""
+    frame = store.read(sweep_id, columns=["cell_key", "attempt_id"])
+    if frame.empty:
+        return {}
+    pending = {c.cell_key for c in cells}
+    return {k: a for k, a in zip(frame["cell_key"], frame["attempt_id"]) if k in pending}
+
+
 @flow(name="sweep-pool", log_prints=True)
-def sweep_pool(spec: dict[str, Any], pool: str, results_dir: str | None = None, max_resubmits: int = 2, claim_grace_s: float = 120.0, result_store_block: str | None = None,
+def sweep_pool(spec: dict[str, Any], pool: str, results_dir: str | None = None, force: bool = False,
+               max_resubmits: int = 2, claim_grace_s: float = 120.0, result_store_block: str | None = None,
                docker_host_block: str | None = None, model_endpoint_blocks: list[str] | None = None) -> dict[str, Any]:
-    """Run every cell of the sweep without a committed row on the work pool (no `force`: a cell
-    run skips a committed cell, which is what makes a resubmission safe)."""
+    """Run every cell of the sweep without a committed row on the work pool (every cell with
+    `force`, each once: a run skips a row other than the one it replaces, so resubmitting is safe)."""
     sweep_spec = SweepSpec.model_validate(spec)
     store = _store(results_dir)
     deployment = cell_deployment(pool)  # a missing pool is refused before anything is pinned
     pin_protocol(sweep_spec, store)
     ensure_limits(sweep_spec.models, sweep_spec.max_parallel)
     with SweepLease(store, sweep_spec.sweep_id):
-        plan = plan_sweep(sweep_spec, store)
+        plan = plan_sweep(sweep_spec, store, force=force)
         get_run_logger().info("sweep %s on pool %s: %d cells, %d already committed, %d to run", sweep_spec.sweep_id,
                               pool, len(plan.cells), len(plan.done), len(plan.pending))
         parameters = {"spec": spec, "results": store.location, "result_store_block": result_store_block,
                       "docker_host_block": docker_host_block, "model_endpoint_blocks": model_endpoint_blocks}
-        coordinator = Coordinator(sweep_spec, store, deployment, parameters, max_resubmits, claim_grace_s)
+        coordinator = Coordinator(sweep_spec, store, deployment, parameters, max_resubmits, claim_grace_s,
+                                  replaced_rows(store, sweep_spec.sweep_id, plan.pending))
         ran = coordinator.run(plan.pending)
+        coordinator.stop_if_asked(len(plan.pending) - ran)  # before compaction: it writes to that disk
         compact(store, sweep_spec.sweep_id)
     return {"sweep_id": sweep_spec.sweep_id, "cells": len(plan.cells), "skipped": len(plan.done), "ran": ran,
             "resubmitted": coordinator.resubmitted, "given_up": coordinator.given_up,

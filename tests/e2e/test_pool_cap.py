@@ -15,6 +15,11 @@ from clawmark.sweeps import load_spec, plan_sweep
 pytestmark = [pytest.mark.slow]
 
 
+def coordinates(cell) -> dict:
+    return {"track": cell.track, "instance_id": cell.instance_id, "claw": cell.claw, "model": cell.model,
+            "seed": cell.seed}
+
+
 def _spent(usd: float) -> dict:
     return {role: RoleUsage(calls=1, cost_usd=usd if role == "executor" else 0.0) for role in ROLES}
 
@@ -36,7 +41,8 @@ def test_a_cell_run_refuses_once_committed_spend_reaches_the_cap(prefect_harness
     spec, store, [first, _] = capped
     spent_elsewhere = example_row(sweep_id="cap", task_id="another-task", usage=_spent(0.6))  # another worker's row
     store.write(spent_elsewhere)
-    outcome = cell(spec=spec.model_dump(mode="json"), cell_key=first.cell_key, results=store.location)
+    outcome = cell(spec=spec.model_dump(mode="json"), cell_key=first.cell_key, results=store.location,
+                   coordinates=coordinates(first))
     assert outcome == {"cell_key": first.cell_key, "outcome": "over cost cap"}
     assert store.completed_cells("cap") == {spent_elsewhere.cell_key}
 
@@ -44,9 +50,10 @@ def test_a_cell_run_refuses_once_committed_spend_reaches_the_cap(prefect_harness
 def test_a_resubmitted_run_of_a_committed_cell_does_nothing(prefect_harness, capped):
     from flows.cell import cell
 
-    spec, store, _ = capped
+    spec, store, [first, _] = capped
     store.write(example_row(sweep_id="cap", task_id="another-task", usage=_spent(0.0)))
     committed = example_row(sweep_id="cap", usage=_spent(0.0))
     store.write(committed)
-    outcome = cell(spec=spec.model_dump(mode="json"), cell_key=committed.cell_key, results=store.location)
+    outcome = cell(spec=spec.model_dump(mode="json"), cell_key=committed.cell_key, results=store.location,
+                   coordinates=coordinates(first))
     assert outcome == {"cell_key": committed.cell_key, "outcome": "already committed"}
