@@ -15,6 +15,8 @@ from typing import Any
 
 from clawmark.claws.base import ClawError
 
+SEED_MEMORY, SEED_PIDS = "1g", 128  # the seeding check runs a version probe, nothing more
+
 
 def seeded_volume(image_name: str, mount: str, check: str) -> str:
     """Name of the volume holding ``mount`` of recipe ``image_name``'s current image; ``check``
@@ -33,11 +35,13 @@ def seeded_volume(image_name: str, mount: str, check: str) -> str:
 
 def _seed(client: Any, ref: str, name: str, mount: str, check: str) -> None:
     from clawmark.runtime.owner import container_labels  # owner + the attempt's sweep/cell: reapable
+    from clawmark.runtime.privileges import host_config
 
     volume = client.volumes.create(name, labels={"clawmark.managed": "true", "clawmark.image": ref})
-    try:
+    try:  # Docker copies the image's folder into the empty volume; the check only reads it
         client.containers.run(ref, ["sh", "-c", check], remove=True, network_mode="none",
-                              volumes={name: {"bind": mount, "mode": "rw"}}, labels=container_labels())
+                              volumes={name: {"bind": mount, "mode": "rw"}}, labels=container_labels(),
+                              mem_limit=SEED_MEMORY, pids_limit=SEED_PIDS, **host_config("least", []))
     except Exception as exc:
         volume.remove(force=True)
         raise ClawError(f"could not seed volume {name} from {ref}: {exc}") from exc
