@@ -2,16 +2,21 @@
 
 `CLAWMARK_FAILPOINT=NAME[:N]` kills the process with SIGKILL (as an outage or the OOM killer
 would: no clean-up, no atexit) the N-th time (default: the first) point NAME is reached.
+`CLAWMARK_FAILPOINT=NAME[:N]:raise` raises `FailpointHit` there instead: an I/O error (EIO), a
+failure of the world under the attempt that its stage runner retries.
 
 Points:
 - `row-commit`: `ResultStore.write`, after the cell's `row.json` is in its artifact folder and
   before its row file is published (the commit point): the cell looks finished on disk but is not.
+- `supervisor-judged`: `clawmark.judge.supervisor.judge_turn`, after the supervisor answered and
+  before its judgement is returned (and written): the supervise stage fails with its call paid.
 
 Unset (production), reaching a point costs one environment lookup.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import threading
@@ -22,14 +27,23 @@ _hits: Counter[str] = Counter()
 _lock = threading.Lock()
 
 
+class FailpointHit(OSError):
+    """A `:raise` fail point was reached."""
+
+
 def reach(name: str) -> None:
     wanted = os.environ.get(ENV)
     if not wanted:
         return
-    point, _, nth = wanted.partition(":")
+    point, *rest = wanted.split(":")
     if point != name:
         return
+    raises = bool(rest) and rest[-1] == "raise"
+    nth = int(rest[0]) if rest and rest[0] != "raise" else 1
     with _lock:
         _hits[name] += 1
-        if _hits[name] == int(nth or 1):
-            os.kill(os.getpid(), signal.SIGKILL)
+        hit = _hits[name] == nth
+    if hit and raises:
+        raise FailpointHit(errno.EIO, f"fail point {name} reached ({ENV}={wanted})")
+    if hit:
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -10,11 +10,15 @@ log is in logs/ — TaskEnv saves it); anything else raised is our bug (harness_
 Live-environment steps run once per attempt whatever is retried: pre_exec is keyed by the task's
 content and snapshot mode, the package injection and service bootstrap by the container they
 went into. A retried inject whose services did not finish starts from a fresh container (a half
-bootstrapped one cannot be trusted), without running pre_exec again.
+bootstrapped one cannot be trusted), without running pre_exec again. Each stage run is announced
+to the gateway first, so a retried supervise or follow-up replays the model calls its failed run
+already made and paid for (clawmark/gateway/replay.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -165,7 +169,19 @@ def plan(s: ClosedLoopAttempt) -> Stage | None:
 
     if s.outcome is not None or s.step is None:
         return None
-    return {"provision": PROVISION, "inject": INJECT, **TURN_STAGES}[s.step]
+    return _announced({"provision": PROVISION, "inject": INJECT, **TURN_STAGES}[s.step])
+
+
+@functools.cache  # one wrapper per stage: the stage loop tells a stage that did not move by identity
+def _announced(stage: Stage) -> Stage:
+    """The stage, telling the gateway first which run of it begins: the calls of a run it saw
+    begin before (a retry) replay the answers already paid for (clawmark/gateway/replay.py)."""
+    def run(s: ClosedLoopAttempt) -> Any:
+        if s.registered:
+            s.gateway.begin_stage_run(s.attempt_id, stage.run_name(s), replay=stage.retry_safe)
+        return stage.run(s)
+
+    return dataclasses.replace(stage, run=run)
 
 
 PROVISION = Stage("provision", provision, provision_failed)

@@ -19,6 +19,7 @@ import json
 
 from pydantic import BaseModel, Field
 
+from clawmark import failpoint
 from clawmark.catalog.task import ClosedLoopTask
 from clawmark.judge.chat import ChatFn
 from clawmark.judge.checks import CheckResult
@@ -81,6 +82,7 @@ def judge_turn(task: ClosedLoopTask, evidence: Evidence, checks: list[CheckResul
         raw, outputs = ask_with_repair(chat, messages, parse_decision, lambda why: repair_text(anchors, why))
     except ReplyInvalid as exc:
         raise SupervisorFailed(f"supervisor of {task.task_id} turn {turn}: {exc}", exc.raw_outputs) from None
+    failpoint.reach("supervisor-judged")  # CLAWMARK_FAILPOINT: the stage-retry replay test fails here
     breakdown = final_score(task.rubric, task.checks, checks, raw.score)
     decision = settle(raw, breakdown.final, task, followups_left=max_turns - turn)
     return Judgement(decision=decision, supervisor_decision=raw, score=breakdown, checks=checks, raw_outputs=outputs)

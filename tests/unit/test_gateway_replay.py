@@ -14,6 +14,7 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from clawmark.attempts.stages import retryable
 from clawmark.gateway.ledger import read_ledger, summarize_ledger
 from clawmark.gateway.prices import Price
 from clawmark.gateway.server import GatewayConfig, GatewayServer
@@ -195,3 +196,15 @@ def test_a_replay_passes_a_spent_budget_and_costs_nothing(gateway, upstream):
     lines = [(r.status, r.replayed, r.cost_usd) for r in read_ledger(route.ledger.path)]
     assert lines == [("ok", False, route.budget.spent_usd), ("ok", True, 0.0), ("budget_exceeded", False, 0.0)]
     assert len(upstream.requests) == 1
+
+
+def test_a_raising_fail_point_raises_an_io_error_at_its_nth_reach(monkeypatch):
+    from clawmark import failpoint
+
+    monkeypatch.setenv(failpoint.ENV, "replay-probe:2:raise")
+    failpoint.reach("replay-probe")
+    failpoint.reach("another-point")
+    with pytest.raises(failpoint.FailpointHit, match="replay-probe") as hit:
+        failpoint.reach("replay-probe")
+    assert isinstance(hit.value, OSError) and retryable(hit.value)
+    failpoint.reach("replay-probe")  # the third reach passes
