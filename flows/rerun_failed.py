@@ -30,7 +30,7 @@ def rerun_failed(sweep_id: str | None = None, statuses: list[str] | None = None,
                  model_endpoint_blocks: list[str] | None = None) -> dict[str, Any]:
     """Rerun the cells of SWEEP_ID (default: the spec's own id) whose row has one of `statuses`
     (default: the rerunnable error kinds, infra and harness; measured failures are never rerun
-    unless named)."""
+    unless named; `missing` adds the planned cells that have no row)."""
     results_dir = use_blocks(result_store_block, docker_host_block, model_endpoint_blocks) or results_dir
     spec = load_spec(spec_file)
     if sweep_id:

@@ -116,13 +116,17 @@ def check_prices(spec: SweepSpec, instances: list[SweInstance]) -> None:
 
 def failed_cells(plan: SweepPlan, store: ResultStore, statuses: Iterable[str] | None = None) -> list[Cell]:
     """Cells whose committed row is an infrastructure-side failure, worth running again; with
-    `statuses`, the cells whose row has one of those statuses instead (an operator's choice)."""
+    `statuses`, the cells whose row has one of those statuses instead (an operator's choice);
+    `missing` among them names the planned cells with no row (a sweep killed before them)."""
     chosen = None if statuses is None else _known_statuses(statuses)
     frame = store.read(plan.spec.sweep_id, columns=["cell_key", "error_kind", "status"])
     if frame.empty:
-        return []
-    picked = frame["error_kind"].isin(RERUNNABLE_ERROR_KINDS) if chosen is None else frame["status"].isin(chosen)
-    bad = set(frame.loc[picked, "cell_key"])
+        bad: set[str] = set()
+    else:
+        picked = frame["error_kind"].isin(RERUNNABLE_ERROR_KINDS) if chosen is None else frame["status"].isin(chosen)
+        bad = set(frame.loc[picked, "cell_key"])
+    if chosen and Status.MISSING in chosen:
+        bad |= {c.cell_key for c in plan.cells} - set(frame["cell_key"] if not frame.empty else ())
     return [c for c in plan.cells if c.cell_key in bad]
 
 

@@ -77,6 +77,17 @@ def test_failed_cells_by_named_statuses(tmp_path):
         failed_cells(plan_sweep(spec, store), store, statuses=["unresolvd"])
 
 
+def test_missing_names_the_planned_cells_without_a_row(tmp_path):
+    store = ResultStore(tmp_path)
+    spec = _spec()
+    cells = plan_sweep(spec, store).cells
+    assert failed_cells(plan_sweep(spec, store), store, statuses=["missing"]) == cells  # nothing committed yet
+    _commit(store, spec, cells[0], "infra_error")
+    _commit(store, spec, cells[1], "unresolved")
+    chosen = failed_cells(plan_sweep(spec, store), store, statuses=["missing", "unresolved"])
+    assert [c.cell_key for c in chosen] == [c.cell_key for c in cells[1:]]
+
+
 def test_spent_counts_every_committed_cost(tmp_path):
     store = ResultStore(tmp_path)
     spec = _spec()
