@@ -2,7 +2,8 @@
 # The whole suite as four pytest processes side by side. Most of the Docker tests' time is spent
 # waiting on containers, claws and servers, not on CPU, so they are split in three and the
 # pure-Python tests run beside them. Each process gets its own Prefect home (tests/conftest.py).
-# Exit non-zero if any part fails. Extra arguments go to every part (e.g. PYTEST_ARGS="-x").
+# Each part lists its ten slowest tests (CI's time is the budget to watch). Exit non-zero if any
+# part fails. Extra arguments go to every part (e.g. PYTEST_ARGS="-x").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTEST=.venv/bin/pytest
@@ -16,7 +17,7 @@ declare -A parts=(
 declare -A pids
 for name in "${!parts[@]}"; do
   # shellcheck disable=SC2086  # the test paths are words
-  "$PYTEST" "$@" -p no:cacheprovider ${parts[$name]} > "$logs/$name.log" 2>&1 &
+  "$PYTEST" "$@" -p no:cacheprovider --durations=10 ${parts[$name]} > "$logs/$name.log" 2>&1 &
   pids[$name]=$!
 done
 failed=()
