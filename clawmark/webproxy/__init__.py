@@ -7,11 +7,16 @@ bundle; REQUESTS_CA_BUNDLE / SSL_CERT_FILE / PIP_CERT / NODE_EXTRA_CA_CERTS / CU
 Chromium's NSS db when certutil is there). Modes (`WebProxyConfig.mode`, per sweep):
 
 - `live`: forward; block rules apply.
-- `record`: forward and save every exchange in the task's archive (`archive.py`: one JSON
-  file per method + URL + body hash, first recording wins), `<archive_root>/<task_id>/`.
-- `replay`: answer only from the archive; anything else gets a 502 naming the miss and is
-  never fetched. `replay-or-live`: misses go live. Hits and misses are counted
-  (`row_web_counts` -> the row's `web_hits`, `web_misses`).
+- `record`: forward and save every exchange, in order, in the task's archive
+  `<archive_root>/<task_id>/` (`archive.py`: one JSON file each, with what replay matches on:
+  the body's hash, the cookies and the `match_headers`, by default Accept and Accept-Language).
+- `replay`: answer only from the archive: a request gets the recordings of its method and
+  URL whose recorded body, cookies and headers it shares, in recorded order (the last one
+  repeats). Anything else gets a 502 naming the miss and what did not match (body, cookies,
+  a header) and is never fetched. `replay-or-live`: misses go live. Hits and misses are
+  counted (`row_web_counts` -> the row's `web_hits`, `web_misses`; `webproxy.json` also lists
+  why each missed). Archives recorded before matching on cookies and headers still replay,
+  matched on method, URL and body only.
 
 Block rules (sweep `block:` + the task's `web_rules.yaml`; `IRREVERSIBLE_RULES` is a starting
 set) refuse matching requests in every mode with a 403 that tells the claw the action was not

@@ -4,9 +4,12 @@ only the standard library, mitmproxy and its sibling `archive.py` (loaded by pat
 `mitmdump -s addon.py --set clawmark_config=CONFIG.json`. The config (written by
 `clawmark.webproxy.proxy.WebProxy`) names the mode, the archive folder, the output folder and
 the block rules. Order per request: a block rule wins in every mode (refusal + evidence);
-then replay looks the request up in the archive (hit: served; miss: a 502 naming the miss,
-or live in replay-or-live); record saves each live exchange. Counters are rewritten to
-`<out>/webproxy.json` after every event, so a killed proxy still leaves them.
+then replay looks the request up in the archive (`archive.find`: method, URL and what was
+recorded of body, cookies and content-selecting headers; hit: the next matching answer in
+recorded order; miss: a 502 naming the miss and what did not match, or live in
+replay-or-live); record saves each live exchange with what it will be matched on.
+Counters are rewritten to `<out>/webproxy.json` after every event, so a killed proxy still
+leaves them.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ class ClawmarkWeb:
         self.config: dict = {}
         self.rules: list[tuple[set[str], re.Pattern, str]] = []
         self.stats = {"mode": None, "hits": 0, "misses": 0, "recorded": 0, "blocked": 0, "live": 0,
-                      "miss_urls": [], "blocked_urls": []}
+                      "miss_urls": [], "miss_reasons": [], "blocked_urls": []}
+        self.served: dict[tuple[str, ...], int] = {}  # answers served per set of matching recordings
         self.lock = threading.Lock()
 
     def load(self, loader) -> None:
@@ -70,20 +74,33 @@ class ClawmarkWeb:
             return
         if mode not in ("replay", "replay-or-live"):
             return
-        entry = archive.lookup(self.archive_dir, req.method, req.pretty_url, req.raw_content or b"")
-        if entry is not None:
+        request = archive.describe(req.raw_content or b"", list(req.headers.items(multi=True)))
+        matches, differ = archive.find(self.archive_dir, req.method, req.pretty_url, request)
+        if matches:
+            entry = self._next_answer(matches)
             flow.response = http.Response.make(entry["status"], base64.b64decode(entry["content_b64"]),
                                                [(k.encode(), v.encode()) for k, v in entry["headers"]])
             flow.metadata["clawmark"] = "hit"
             self._count("hits")
             return
+        reason = _miss_reason(differ)
         self._count("misses", "miss_urls", f"{req.method} {req.pretty_url}")
+        self._count(None, "miss_reasons", f"{req.method} {req.pretty_url}: {reason}")
         if mode == "replay":
             flow.metadata["clawmark"] = "miss"
             flow.response = http.Response.make(
-                MISS_STATUS, (f"clawmark web replay: {req.method} {req.pretty_url} is not in this task's "
-                              "web archive; nothing was fetched (replay mode serves only recorded exchanges).\n").encode(),
-                {"Content-Type": "text/plain; charset=utf-8", "X-Clawmark-Replay": "miss"})
+                MISS_STATUS, (f"clawmark web replay: {req.method} {req.pretty_url} {reason}; nothing was fetched "
+                              "(replay mode serves only recorded exchanges).\n").encode(),
+                {"Content-Type": "text/plain; charset=utf-8", "X-Clawmark-Replay": "miss",
+                 "X-Clawmark-Replay-Differs": ", ".join(differ) or "-"})
+
+    def _next_answer(self, matches: list[tuple[str, dict]]) -> dict:
+        """Answers that share a key are served in recorded order; the last one repeats after."""
+        names = tuple(name for name, _ in matches)
+        with self.lock:
+            served = self.served.get(names, 0)
+            self.served[names] = served + 1
+        return matches[min(served, len(matches) - 1)][1]
 
     def response(self, flow: http.HTTPFlow) -> None:
         if flow.metadata.get("clawmark") in ("hit", "miss", "blocked", "passthrough"):
@@ -92,9 +109,11 @@ class ClawmarkWeb:
         if self.config.get("mode") != "record" or flow.response is None:
             return
         req, resp = flow.request, flow.response
-        if archive.save(self.archive_dir, req.method, req.pretty_url, req.raw_content or b"",
-                        resp.status_code, list(resp.headers.items(multi=True)), resp.content or b""):
-            self._count("recorded")
+        archive.save(self.archive_dir, req.method, req.pretty_url, req.raw_content or b"", resp.status_code,
+                     list(resp.headers.items(multi=True)), resp.content or b"", list(req.headers.items(multi=True)),
+                     self.config.get("match_headers", archive.DEFAULT_MATCH_HEADERS),
+                     self.config.get("match_cookies", True))
+        self._count("recorded")
 
     def _blocking_rule(self, method: str, url: str) -> str | None:
         for methods, pattern, rule_id in self.rules:
@@ -131,6 +150,12 @@ class ClawmarkWeb:
 
     def _save_stats(self) -> None:
         _write_json(self.out / "webproxy.json", self.stats)
+
+
+def _miss_reason(differ: list[str]) -> str:
+    if not differ:
+        return "is not in this task's web archive"
+    return f"is in this task's web archive, but no recording of it has this request's {', '.join(differ)}"
 
 
 def _body_fields(body: bytes) -> dict:

@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from clawmark.catalog.errors import CatalogError, from_validation
+from clawmark.webproxy.archive import DEFAULT_MATCH_HEADERS
 from clawmark.settings import PROJECT_ROOT, settings
 
 WebMode = Literal["live", "record", "replay", "replay-or-live"]
@@ -64,6 +65,12 @@ class WebProxyConfig(BaseModel):
         default_factory=lambda: sorted(_registry_hosts()), description="Hosts forwarded live and untouched in "
         "every mode (no TLS interception, not recorded, not counted): the package registries, which are "
         "tools of the container, not the task's web. Block rules still see their plain-HTTP requests.")
+    match_headers: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_MATCH_HEADERS), description="Request headers that select content, "
+        "recorded with each exchange; replay answers a request only from recordings whose values it shares "
+        "(besides method, URL, body and cookies).")
+    match_cookies: bool = Field(True, description="Record each request's cookies, so replay answers only a "
+                                "request with the same cookies; false for a site whose cookies vary by run.")
     upstream_ca: Path | None = Field(None, description="CA bundle (PEM) the proxy trusts for origins "
                                      "INSTEAD of its default (certifi) one: for a private site.")
     mitmdump: str | None = Field(None, description="mitmdump executable ($CLAWMARK_MITMDUMP, .venv-webproxy, PATH).")

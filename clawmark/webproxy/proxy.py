@@ -2,7 +2,7 @@
 attempt, bound to the gateway network's host address (where task containers reach the host).
 
 The attempt's web layer lands in `out_dir`: `webproxy.json` (mode, hits, misses, recorded,
-blocked, live, the first missed and blocked URLs), `blocked/NNNN.json` (each refused request
+blocked, live, the first missed URLs and why each missed, the first blocked URLs), `blocked/NNNN.json` (each refused request
 with its headers and payload), `mitmdump.log`, and the config the addon read.
 """
 
@@ -36,6 +36,8 @@ class WebStats(BaseModel):
     blocked: int = 0
     live: int = Field(0, description="Exchanges that went to the live web.")
     miss_urls: list[str] = Field(default_factory=list)
+    miss_reasons: list[str] = Field(default_factory=list, description="`METHOD URL: why` per miss: not "
+                                    "recorded, or recorded with another body, cookies or header.")
     blocked_urls: list[str] = Field(default_factory=list)
 
 
@@ -100,7 +102,8 @@ class WebProxy:
         path = self.out_dir / "webproxy-config.json"
         data = {"mode": self.config.mode, "archive_dir": str(self.archive_dir), "out_dir": str(self.out_dir),
                 "task_id": self.task_id, "block": [r.model_dump() for r in self.rules],
-                "passthrough_hosts": self.config.passthrough_hosts}
+                "passthrough_hosts": self.config.passthrough_hosts, "match_headers": self.config.match_headers,
+                "match_cookies": self.config.match_cookies}
         atomic_write_text(path, json.dumps(data, indent=2) + "\n")
         return path
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import re
 
 import pytest
@@ -11,20 +14,52 @@ from clawmark.webproxy import IRREVERSIBLE_RULES, load_rules
 from clawmark.webproxy import archive
 
 
-def test_first_recording_wins_and_the_fragment_is_not_part_of_the_key(tmp_path):
-    assert archive.save(tmp_path, "GET", "http://shop.test/a#top", b"", 200, [("Content-Type", "text/html")], b"one")
-    assert not archive.save(tmp_path, "get", "http://shop.test/a", b"", 200, [], b"two")
-    entry = archive.lookup(tmp_path, "GET", "http://shop.test/a#other", b"")
-    assert entry["content_b64"] == "b25l" and entry["headers"] == [["Content-Type", "text/html"]]
-    assert archive.lookup(tmp_path, "POST", "http://shop.test/a", b"") is None
-    assert archive.lookup(tmp_path, "GET", "http://shop.test/a?x=1", b"") is None
+def _find(folder, method, url, body=b"", headers=()):
+    matches, differ = archive.find(folder, method, url, archive.describe(body, list(headers)))
+    return [base64.b64decode(entry["content_b64"]) for _, entry in matches], differ
 
 
-def test_request_bodies_are_part_of_the_key_and_encoding_headers_are_dropped(tmp_path):
-    archive.save(tmp_path, "POST", "http://api.test/q", b'{"q": 1}', 200,
-                 [("Content-Encoding", "gzip"), ("Content-Length", "9"), ("X-A", "1")], b"r1")
-    assert archive.lookup(tmp_path, "POST", "http://api.test/q", b'{"q": 2}') is None
-    assert archive.lookup(tmp_path, "POST", "http://api.test/q", b'{"q": 1}')["headers"] == [["X-A", "1"]]
+def test_every_recording_is_kept_in_order_and_the_fragment_is_not_part_of_the_key(tmp_path):
+    first = archive.save(tmp_path, "GET", "http://shop.test/a#top", b"", 200, [("Content-Type", "text/html")], b"one")
+    second = archive.save(tmp_path, "get", "http://shop.test/a", b"", 200, [], b"two")
+    assert first.name < second.name and first.name.endswith("-000000.json")
+    assert _find(tmp_path, "GET", "http://shop.test/a#other") == ([b"one", b"two"], [])
+    assert _find(tmp_path, "POST", "http://shop.test/a") == ([], [])
+    assert _find(tmp_path, "GET", "http://shop.test/a?x=1") == ([], [])
+
+
+def test_bodies_cookies_and_the_declared_headers_select_the_answer(tmp_path):
+    url = "http://api.test/q"
+    archive.save(tmp_path, "POST", url, b'{"q": 1}', 200, [("Content-Encoding", "gzip"), ("X-A", "1")], b"r1",
+                 [("Cookie", "b=2; a=1"), ("Accept-Language", "de"), ("User-Agent", "curl")])
+    archive.save(tmp_path, "POST", url, b'{"q": 2}', 200, [], b"r2", [("Cookie", "a=1; b=2"), ("Accept-Language", "de")])
+    same = [("cookie", "a=1"), ("cookie", "b=2"), ("accept-language", "de"), ("User-Agent", "other")]
+    assert _find(tmp_path, "POST", url, b'{"q": 1}', same) == ([b"r1"], [])  # cookie order, split, case, UA: no
+    assert _find(tmp_path, "POST", url, b'{"q": 2}', same) == ([b"r2"], [])
+    assert _find(tmp_path, "POST", url, b'{"q": 3}', same) == ([], ["body"])
+    assert _find(tmp_path, "POST", url, b'{"q": 1}', [("Cookie", "a=1; b=3"), ("Accept-Language", "de")]) == (
+        [], ["cookies (b)"])
+    assert _find(tmp_path, "POST", url, b'{"q": 2}', [("Cookie", "a=1; b=2")]) == ([], ["header accept-language"])
+    matches, _ = archive.find(tmp_path, "POST", url, archive.describe(b'{"q": 1}', same))
+    assert matches[0][1]["headers"] == [["X-A", "1"]]  # encoding headers dropped: bodies are stored decoded
+
+
+def test_the_header_set_is_configurable_and_cookies_can_be_left_out(tmp_path):
+    archive.save(tmp_path, "GET", "http://a.test/", b"", 200, [], b"v", [("Cookie", "id=1"), ("X-Lang", "fr")],
+                 match_headers=["X-Lang"], match_cookies=False)
+    assert _find(tmp_path, "GET", "http://a.test/", headers=[("Cookie", "id=2"), ("x-lang", "fr")]) == ([b"v"], [])
+    assert _find(tmp_path, "GET", "http://a.test/", headers=[("x-lang", "en")]) == ([], ["header x-lang"])
+
+
+def test_an_archive_from_before_matches_on_method_url_and_body_only(tmp_path):
+    """Entries of older archives: `<sha256(METHOD URL + sha256(body))>.json`, no `match` field."""
+    old = {"method": "POST", "url": "http://api.test/q", "status": 200, "headers": [], "content_b64": "b2xk"}
+    name = hashlib.sha256(b"POST http://api.test/q " + hashlib.sha256(b"q=1").digest()).hexdigest()
+    (tmp_path / f"{name}.json").write_text(json.dumps(old))
+    assert _find(tmp_path, "POST", "http://api.test/q", b"q=1", [("Cookie", "any=1")]) == ([b"old"], [])
+    assert _find(tmp_path, "POST", "http://api.test/q", b"q=2") == ([], [])
+    archive.save(tmp_path, "POST", "http://api.test/q", b"q=1", 200, [], b"new")  # a later recording comes after
+    assert _find(tmp_path, "POST", "http://api.test/q", b"q=1") == ([b"old", b"new"], [])
 
 
 def test_the_digest_follows_the_recorded_bytes(tmp_path):
