@@ -94,3 +94,31 @@ def test_replay_tells_requests_apart_by_body_cookies_and_accept_language_in_reco
         f"POST {base}/quote: is in this task's web archive, but no recording of it has this request's body",
         f"GET {base}/page: is in this task's web archive, but no recording of it has this request's cookies (theme)"]
     assert _echo_requests(live_site) == answered  # nothing of the replay reached the site
+
+
+def test_an_archive_recorded_before_cookies_and_headers_were_kept_still_replays(mitmdump, tmp_path):
+    """An entry as the proxy wrote them before (file named by method + URL + body, no `match`):
+    served for any cookies and headers; another body is a plain miss, never fetched (the host
+    `old.test` does not even resolve)."""
+    import hashlib
+    import json
+
+    import httpx
+
+    from clawmark.webproxy import WebProxy
+
+    web = _web(tmp_path, "replay", mitmdump)
+    old = {"method": "POST", "url": "http://old.test/quote", "status": 200, "headers": [["Content-Type", "text/plain"]],
+           "content_b64": "b2xkIHF1b3Rl"}  # "old quote"
+    name = hashlib.sha256(b"POST http://old.test/quote " + hashlib.sha256(b"item=a").digest()).hexdigest()
+    web.archive_dir("web_old").mkdir(parents=True)
+    (web.archive_dir("web_old") / f"{name}.json").write_text(json.dumps(old))
+    with WebProxy(web, "web_old", tmp_path / "web", host="127.0.0.1") as proxy:
+        with httpx.Client(proxy=f"http://127.0.0.1:{proxy.port}", timeout=30) as client:
+            hit = client.post("http://old.test/quote", content=b"item=a", headers={"Cookie": "id=7", "Accept-Language": "de"})
+            miss = client.post("http://old.test/quote", content=b"item=b")
+        stats = proxy.stats()
+    assert (hit.status_code, hit.text) == (200, "old quote")
+    assert miss.status_code == 502 and miss.headers["X-Clawmark-Replay"] == "miss"
+    assert "is not in this task's web archive" in miss.text
+    assert (stats.hits, stats.misses) == (1, 1)
