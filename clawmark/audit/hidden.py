@@ -13,9 +13,11 @@ keeping hidden material out of the container closes that path before the claw st
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from fnmatch import fnmatchcase
 
+from clawmark.audit.files import as_text
 from clawmark.judge.leak_audit import shared_ngrams
 from clawmark.judge.prompting import hidden_files, read_text_or_none
 
@@ -63,22 +65,21 @@ def patch_material(instance) -> HiddenMaterial:
                           public=instance.problem_statement + "\n" + known, min_run_words=PATCH_RUN_WORDS)
 
 
-def produced_files(cell_dir: Path) -> list[Path]:
-    files: set[Path] = set()
-    for pattern in PRODUCED:
-        for root in cell_dir.glob(pattern):
-            files.update([root] if root.is_file() else (p for p in root.rglob("*") if p.is_file()))
-    skipped = [cell_dir / p for p in NOT_PRODUCED]
-    return sorted(f for f in files if not any(f.is_relative_to(s) for s in skipped))
+def produced_files(names: Iterable[str]) -> list[str]:
+    """Of a cell's file names (relative, `/`-separated), those the claw, its container and the
+    user simulator produced."""
+    return sorted(n for n in names if _under(n, PRODUCED) and not _under(n, NOT_PRODUCED))
 
 
-def own_work_text(cell_dir: Path) -> str:
-    parts = []
-    for pattern in OWN_WORK:
-        for root in cell_dir.glob(pattern):
-            for path in ([root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())):
-                parts.append(readable_text(path) or "")
-    return "\n".join(parts)
+def own_work_files(names: Iterable[str]) -> list[str]:
+    return sorted(n for n in names if _under(n, OWN_WORK))
+
+
+def _under(name: str, patterns: tuple[str, ...]) -> bool:
+    """`name` matches a pattern, or lies in a folder that does (as glob, then rglob, would find)."""
+    parts = name.split("/")
+    return any(len(parts) >= len(shape) and all(map(fnmatchcase, parts, shape))
+               for shape in (p.split("/") for p in patterns))
 
 
 def hidden_in(text: str, material: HiddenMaterial, own_work: str) -> list[tuple[str, str]]:
@@ -92,13 +93,13 @@ def hidden_in(text: str, material: HiddenMaterial, own_work: str) -> list[tuple[
     return [(kind, _short(run)) for kind, run in found if len(run.split()) >= material.min_run_words]
 
 
-def readable_text(path: Path) -> str | None:
-    """A file's text; JSON files as their string values, one per line (escapes undone)."""
-    text = read_text_or_none(path, MAX_TEXT_BYTES)
-    if text is None or path.suffix not in (".json", ".jsonl"):
+def readable_text(name: str, data: bytes) -> str | None:
+    """A file's text (None if binary); JSON files as their string values, one per line (escapes undone)."""
+    text = as_text(data)
+    if text is None or not name.endswith((".json", ".jsonl")):
         return text
     try:
-        documents = [json.loads(line) for line in text.splitlines() if line.strip()] if path.suffix == ".jsonl" \
+        documents = [json.loads(line) for line in text.splitlines() if line.strip()] if name.endswith(".jsonl") \
             else [json.loads(text)]
     except ValueError:
         return text

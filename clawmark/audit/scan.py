@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clawmark.audit.hidden import HiddenMaterial, closed_loop_material, hidden_in, own_work_text, patch_material
-from clawmark.audit.hidden import produced_files, readable_text
+from clawmark.audit.files import Source, cell_dir, chunks, files_under, read_head, sweep_sources
+from clawmark.audit.hidden import MAX_TEXT_BYTES, HiddenMaterial, closed_loop_material, hidden_in, own_work_files
+from clawmark.audit.hidden import patch_material, produced_files, readable_text
 from clawmark.audit.secrets import Secret, environment_secrets, secrets_in
 
 CHUNK_BYTES = 4 * 2**20
@@ -34,15 +35,16 @@ class AuditReport:
 def audit_sweep(store, sweep_id: str, environ: Mapping[str, str], *, tasks_dir: Path | None = None,
                 instances: Path | None = None, extra_secrets: list[Secret] = (),
                 extra_paths: list[Path] = ()) -> AuditReport:
-    """Findings for one sweep of a local store (artifacts, rows, pinned config, extra logs)."""
+    """Findings for one sweep of a local or remote store (artifacts, rows, pinned config, extra
+    logs), every file read through the store's filesystem."""
     report = AuditReport(sweep_id)
     rows = store.read(sweep_id)
     tasks = _closed_loop_tasks(rows, tasks_dir or _pinned_tasks_dir(store, sweep_id))
     secrets = [*environment_secrets(environ, {n for t in tasks.values() for n in t.privacy_vars}), *extra_secrets]
-    for path in _sweep_files(store, sweep_id, extra_paths):
+    for source in sweep_sources(store, sweep_id, extra_paths):
         report.files += 1
-        report.findings += [Finding(_relative(store, path), f"secret {s.name} {s.masked()}")
-                            for s in _secrets_in_file(path, secrets)]
+        report.findings += [Finding(_relative(store, source[1]), f"secret {s.name} {s.masked()}")
+                            for s in _secrets_in_file(source, secrets)]
     for record in rows.to_dict(orient="records"):
         report.rows += 1
         text = json.dumps(record, default=str, ensure_ascii=False).encode()
@@ -51,20 +53,23 @@ def audit_sweep(store, sweep_id: str, environ: Mapping[str, str], *, tasks_dir: 
     materials = _materials(rows, tasks, instances, report)
     for record in rows.to_dict(orient="records"):
         material = materials.get((record["track"], record["task_id"]))
-        cell_dir = store.layout(sweep_id, record["cell_key"]).dir
-        if material is not None and cell_dir.is_dir():
+        folder = cell_dir(store, sweep_id, record["cell_key"])
+        names = [path[len(folder) + 1:] for path in files_under(store.fs, folder)]
+        if material is not None and names:
             report.cells_checked_for_hidden += 1
-            report.findings += _hidden_findings(store, cell_dir, material)
+            report.findings += _hidden_findings(store, folder, names, material)
     return report
 
 
-def _hidden_findings(store, cell_dir: Path, material: HiddenMaterial) -> list[Finding]:
-    own = own_work_text(cell_dir)
+def _hidden_findings(store, folder: str, names: list[str], material: HiddenMaterial) -> list[Finding]:
+    def text_of(name: str) -> str | None:
+        return readable_text(name, read_head((store.fs, f"{folder}/{name}"), MAX_TEXT_BYTES))
+
+    own = "\n".join(text_of(name) or "" for name in own_work_files(names))
     findings = []
-    for path in produced_files(cell_dir):
-        text = readable_text(path)
-        if text:
-            findings += [Finding(_relative(store, path), f"{kind}: {evidence!r}")
+    for name in produced_files(names):
+        if text := text_of(name):
+            findings += [Finding(_relative(store, f"{folder}/{name}"), f"{kind}: {evidence!r}")
                          for kind, evidence in hidden_in(text, material, own)]
     return findings
 
@@ -94,11 +99,11 @@ def _closed_loop_tasks(rows, tasks_dir: Path) -> dict:
 
 
 def _pinned_tasks_dir(store, sweep_id: str) -> Path:
+    from clawmark.results.pinning import pinned_config
     from clawmark.settings import TASKS_CATALOG
 
-    pin = Path(store.sweep_config_path(sweep_id))
     try:
-        config = json.loads(pin.read_text())
+        config = pinned_config(store, sweep_id)
     except (OSError, ValueError):
         return TASKS_CATALOG / "closed_loop"
     found = _find_key(config, "tasks_dir")
@@ -113,33 +118,20 @@ def _find_key(data, key: str):
     return None
 
 
-def _sweep_files(store, sweep_id: str, extra_paths) -> list[Path]:
-    from clawmark.results.store import ROWS_DIR, SWEEPS_DIR
-
-    roots = [store.artifacts_root / sweep_id, Path(store.root) / ROWS_DIR / sweep_id,
-             Path(store.root) / SWEEPS_DIR / sweep_id, *map(Path, extra_paths)]
-    files: set[Path] = set()
-    for root in roots:
-        files.update([root] if root.is_file() else (p for p in root.rglob("*") if p.is_file() and not p.is_symlink()))
-    return sorted(files)
-
-
-def _secrets_in_file(path: Path, secrets: list[Secret]) -> list[Secret]:
+def _secrets_in_file(source: Source, secrets: list[Secret]) -> list[Secret]:
     if not secrets:
         return []
     overlap = max(len(s.value.encode()) for s in secrets)
     found: dict[str, Secret] = {}
     tail = b""
-    with path.open("rb") as handle:
-        while chunk := handle.read(CHUNK_BYTES):
-            for secret in secrets_in(tail + chunk, secrets):
-                found[secret.name] = secret
-            tail = chunk[-overlap:]
+    for chunk in chunks(source, CHUNK_BYTES):
+        for secret in secrets_in(tail + chunk, secrets):
+            found[secret.name] = secret
+        tail = chunk[-overlap:]
     return list(found.values())
 
 
-def _relative(store, path: Path) -> str:
-    for base in (Path(store.root), store.artifacts_root.parent):
-        if path.is_relative_to(base):
-            return path.relative_to(base).as_posix()
-    return str(path)
+def _relative(store, path: str) -> str:
+    """A store file's path from the store's root (as a local store and a remote one name it alike)."""
+    root = str(store.root).rstrip("/") + "/"
+    return path[len(root):] if path.startswith(root) else path

@@ -1,7 +1,8 @@
 """`clawmark audit SWEEP_ID`: scan a finished sweep for leaked secrets and hidden material.
 
 Looks for the values of the provider keys and `.privacy` variables in this environment in every
-artifact, log and row of the sweep, and for each task's hidden material (rubric lines, reference
+artifact, log and row of the sweep (in a store folder or, read through its filesystem, a store
+URL such as s3://…), and for each task's hidden material (rubric lines, reference
 contents, gold and test patches) in what the claws and the user simulator produced. Prints one
 line per finding (file, what leaked, secrets masked); exit 1 when there is any, 2 on bad input."""
 
@@ -15,23 +16,21 @@ import typer
 
 def audit(
     sweep_id: str = typer.Argument(..., help="The sweep to scan."),
-    results: str | None = typer.Option(None, "--results", help="Result store folder (default: CLAWMARK_RESULTS)."),
+    results: str | None = typer.Option(None, "--results", help="Result store: a folder or a filesystem URL "
+                                       "(s3://…, any fsspec URL; default: CLAWMARK_RESULTS)."),
     tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Closed-loop task tree (default: the sweep's pinned one)."),
     instances: Path | None = typer.Option(None, "--instances", help="SWE instances file (default: the bundled one)."),
     also: list[Path] = typer.Option([], "--also", help="More logs to scan for secrets (files or folders)."),
 ) -> None:
     """Scan one sweep; exit 1 when anything leaked."""
     from clawmark.audit import audit_sweep
+    from clawmark.audit.files import has_sweep
     from clawmark.cli.console import console
-    from clawmark.results.location import open_store
-    from clawmark.settings import settings
+    from clawmark.cli.sweep import _store  # the one parser of a --results store, shared with `clawmark sweep`
 
-    store = open_store(results or settings().results_dir)
-    if not store.is_local:
-        typer.echo(f"error: --results {results}: a local result store (remote stores: audit their staging copy)", err=True)
-        raise typer.Exit(2)
-    if not (store.artifacts_root / sweep_id).is_dir() and not store.completed_cells(sweep_id):
-        typer.echo(f"error: {store.root}: sweep {sweep_id}: a sweep with rows or artifacts in this store", err=True)
+    store = _store(results)
+    if not has_sweep(store, sweep_id):
+        typer.echo(f"error: {store.location}: sweep {sweep_id}: a sweep with rows or artifacts in this store", err=True)
         raise typer.Exit(2)
     report = audit_sweep(store, sweep_id, os.environ, tasks_dir=tasks_dir, instances=instances, extra_paths=also)
     out = console()

@@ -91,11 +91,10 @@ def test_no_file_holds_a_bearer_token_or_a_provider_key(swept):
     assert report.findings == [] and report.files > 10 and report.rows == 2
 
 
-def test_a_key_in_a_log_and_rubric_text_in_a_follow_up_are_caught(swept, tmp_path):
-    results, tasks, _ = swept
-    copy = tmp_path / "results"
-    shutil.copytree(results, copy, symlinks=True)
-    store = ResultStore(copy)
+def plant_leaks(results: Path, tasks: Path) -> set[str]:
+    """A fake key in the patch cell's log, a rubric checkpoint in the closed-loop follow-up; the
+    two files' paths from the store's root."""
+    store = ResultStore(results)
     rows = store.read(SWEEP).set_index("track")
     closed = store.layout(SWEEP, rows.loc["closed_loop", "cell_key"]).dir
     patch = store.layout(SWEEP, rows.loc["patch", "cell_key"]).dir
@@ -106,11 +105,44 @@ def test_a_key_in_a_log_and_rubric_text_in_a_follow_up_are_caught(swept, tmp_pat
     log.write_text(f"debug: Authorization: Bearer {PLANTED['OPENAI_API_KEY']}\n")
     [feedback] = sorted(closed.glob("cycles/0/feedback.txt"))
     feedback.write_text(feedback.read_text() + "\n" + rubric_line + "\n")
-    outcome = run_audit(copy, tasks)
-    assert outcome.exit_code == 1, outcome.output
-    leaks = [line for line in outcome.output.splitlines() if line.startswith("LEAK ")]
+    return {log.relative_to(results).as_posix(), feedback.relative_to(results).as_posix()}
+
+
+def flagged_files(output: str) -> set[str]:
+    leaks = [line for line in output.splitlines() if line.startswith("LEAK ")]
     assert any("logs/agent.log" in line and "secret OPENAI_API_KEY" in line for line in leaks), leaks
     assert any("cycles/0/feedback.txt" in line and "rubric:" in line for line in leaks), leaks
-    assert PLANTED["OPENAI_API_KEY"] not in outcome.output
-    flagged = {line.removeprefix("LEAK ").split(":", 1)[0] for line in leaks}
-    assert flagged == {log.relative_to(copy).as_posix(), feedback.relative_to(copy).as_posix()}  # nothing else
+    assert PLANTED["OPENAI_API_KEY"] not in output
+    return {line.removeprefix("LEAK ").split(":", 1)[0] for line in leaks}
+
+
+def test_a_key_in_a_log_and_rubric_text_in_a_follow_up_are_caught(swept, tmp_path):
+    results, tasks, _ = swept
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy, symlinks=True)
+    planted = plant_leaks(copy, tasks)
+    outcome = run_audit(copy, tasks)
+    assert outcome.exit_code == 1, outcome.output
+    assert flagged_files(outcome.output) == planted  # nothing else
+
+
+def test_the_same_sweep_in_an_s3_store_audits_alike(swept, tmp_path):
+    """The sweep's folder copied into a bucket (the layout a remote sweep writes): the audit reads
+    it through the store's filesystem, with nothing staged locally, and flags the same files."""
+    import pyarrow.fs as pafs
+
+    from tests.s3_server import CREDENTIALS, s3_server
+
+    results, tasks, _ = swept
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy, symlinks=True)
+    planted = plant_leaks(copy, tasks)
+    with s3_server(tmp_path) as (url, s3):
+        pafs.copy_files(str(copy), "clawmark/results", source_filesystem=pafs.LocalFileSystem(),
+                        destination_filesystem=s3)
+        args = ["audit", SWEEP, "--results", url, "--tasks-dir", str(tasks)]
+        outcome = CliRunner().invoke(app, args, env={**PLANTED, **CREDENTIALS})
+    assert outcome.exit_code == 1, outcome.output
+    assert flagged_files(outcome.output) == planted
+    local = run_audit(copy, tasks)
+    assert local.output.splitlines()[-1] == outcome.output.splitlines()[-1]  # same files, rows, cells counted
