@@ -15,25 +15,27 @@ lite_app = typer.Typer(no_args_is_help=True)
 @app.command("sweep", hidden=True)
 def report_sweep(
     sweep_id: str = typer.Argument(..., help="Sweep id in the result store."),
-    out: Path | None = typer.Option(None, "--out", help="Report folder (default: <results>/reports/<sweep_id>)."),
-    results: Path | None = typer.Option(None, "--results", help="Result store root (default: CLAWMARK_RESULTS)."),
+    out: Path | None = typer.Option(None, "--out", help="Report folder (default: <results>/reports/<sweep_id> for a "
+                                    "store folder; for a store URL, ./reports/<sweep_id> in the current folder, "
+                                    "since a report is never written to a remote store)."),
+    results: str | None = typer.Option(None, "--results", help="Result store: a folder or a filesystem URL "
+                                       "(s3://…, any fsspec URL; default: CLAWMARK_RESULTS)."),
     spec: Path | None = typer.Option(None, "--spec", help="The sweep file: cells it plans but lack a row are shown as missing."),
     n_boot: int = typer.Option(1000, "--n-boot", min=100, help="Bootstrap draws for intervals and ranks."),
 ) -> None:
     """Write the self-contained HTML report of SWEEP_ID, its plots (PNG, SVG) and tables (Parquet, CSV)."""
     from analysis.report import build_report
-    from clawmark.results import ResultStore
+    from clawmark.cli.sweep import _store  # the one parser of a --results store, shared with `clawmark sweep`
     from clawmark.results.pinning import pinned_config
-    from clawmark.settings import settings
 
-    root = results or settings().results_dir
-    store = ResultStore(root)
+    store = _store(results)
     frame = store.read(sweep_id)
     if frame.empty:
-        typer.echo(f"{root}: sweep {sweep_id!r}: no rows (sweeps here: {', '.join(store.sweeps()) or 'none'})", err=True)
+        typer.echo(f"{store.location}: sweep {sweep_id!r}: no rows (sweeps here: {', '.join(store.sweeps()) or 'none'})",
+                   err=True)
         raise typer.Exit(1)
     expected = _expected_cells(spec, store) if spec else None
-    folder = out or Path(root) / "reports" / sweep_id
+    folder = out or (Path(store.root) / "reports" if store.is_local else Path("reports")) / sweep_id
     index = build_report(frame, folder, title=f"clawmark · sweep {sweep_id}", config=pinned_config(store, sweep_id),
                          expected=expected, n_boot=n_boot)
     typer.echo(f"report: {index}")

@@ -5,8 +5,10 @@ the SWE instances (bundled, or `--instances FILE`), then among the bundled close
 The command starts its own model gateway (the attempt pins its models, budget and ledger
 there), runs the attempt and prints its row. Model strings may name a per-task family with
 `{task_id}` (e.g. `scripted/cl-{task_id}`); a scripted executor's supervisor and simulator
-default to `scripted/sup-{task_id}` and `scripted/sim-{task_id}`. Exit codes: 0 the attempt ran
-to a row (pass, fail and error rows alike: all are outcomes); 1 bad input.
+default to `scripted/sup-{task_id}` and `scripted/sim-{task_id}`. `--results` takes a folder or a
+store URL as `clawmark sweep` does: on a remote store the artifacts are staged locally while the
+attempt runs and uploaded beside the row at commit. Exit codes: 0 the attempt ran to a row (pass,
+fail and error rows alike: all are outcomes); 1 bad input; 2 a store URL no filesystem serves.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def run(
     network: str = typer.Option("full", "--network", help="Closed loop: none, registries-only or full."),
     snapshot: bool = typer.Option(False, "--snapshot", help="Closed loop: run the task's offline snapshot text."),
     image: str | None = typer.Option(None, "--image", help="Closed loop: task container image (default: workstation)."),
-    results: Path | None = typer.Option(None, "--results", help="Result store root (default: settings)."),
+    results: str | None = typer.Option(None, "--results", help="Result store: a folder or a filesystem URL "
+                                       "(s3://…, any fsspec URL; default: CLAWMARK_RESULTS)."),
     sweep_id: str = typer.Option("adhoc", "--sweep-id", help="Sweep the row is filed under."),
     steps: int = typer.Option(50, "--steps", min=1, help="Claw budget: model calls."),
     seconds: float = typer.Option(3600.0, "--seconds", min=1, help="Claw budget: wall seconds (host deadline)."),
@@ -62,6 +65,9 @@ def run(
         _fail(f"--sweep-id: expected letters, digits, '.', '_' or '-' (got {sweep_id!r})")
     budgets = {"steps": steps, "seconds": seconds, "cost_usd": cost_usd}
     _preflight([model, supervisor_model or "", simulator_model or ""])
+    from clawmark.cli.sweep import _store  # the one parser of a --results store, shared with `clawmark sweep`
+
+    store = _store(results)  # a URL no filesystem serves fails here, before anything starts
     task = _find_closed_loop(task_id, tasks) if tasks is not None else None
     if task is None:
         instance = _find_task(task_id, instances, tasks)
@@ -72,10 +78,10 @@ def run(
                   "network_policy": network, "snapshot": snapshot, "image": image}
         if web is not None or web_rules is not None:
             closed["web"] = {"mode": web or "live", "block": _web_rules(web_rules)}
-        row = _run_closed_loop(task, claw, model, seed, results, sweep_id, budgets, closed)
+        row = _run_closed_loop(task, claw, model, seed, store, sweep_id, budgets, closed)
         _print_row(row, as_json, CLOSED_LOOP_FIELDS)
         return
-    row = _run_patch(instance, claw, model, seed, results, sweep_id, budgets)
+    row = _run_patch(instance, claw, model, seed, store, sweep_id, budgets)
     _print_row(row, as_json)
 
 
@@ -122,14 +128,12 @@ def _find_closed_loop(task_id: str, root: Path) -> Any:
         _fail(str(exc))
 
 
-def _run_closed_loop(task: Any, claw: str, model: str, seed: int, results: Path | None, sweep_id: str,
+def _run_closed_loop(task: Any, claw: str, model: str, seed: int, store: Any, sweep_id: str,
                      budgets: dict[str, float], closed: dict[str, Any]) -> Any:
     from pydantic import ValidationError
 
     from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, run_closed_loop_attempt
     from clawmark.catalog.errors import from_validation
-    from clawmark.results import ResultStore
-    from clawmark.settings import settings
     from clawmark.sweeps.gateway import sweep_gateway
 
     try:
@@ -139,7 +143,6 @@ def _run_closed_loop(task: Any, claw: str, model: str, seed: int, results: Path 
         expected = str(from_validation(Path("run"), exc)).split(": ", 2)[-1]  # "run: FIELD: expected ..."
         _fail(f"{OPTION_OF.get(field, field)}: {expected}")
     _engine_or_fail()
-    store = ResultStore(results or settings().results_dir)
     with sweep_gateway() as server:
         return run_closed_loop_attempt(task, claw, model, seed, store, sweep_id, server, config=config)
 
@@ -154,21 +157,12 @@ def _engine_or_fail() -> None:
         _fail(str(exc))
 
 
-def _run_patch(instance: Any, claw: str, model: str, seed: int, results: Path | None, sweep_id: str,
+def _run_patch(instance: Any, claw: str, model: str, seed: int, store: Any, sweep_id: str,
                budgets: dict[str, float]) -> Any:
     from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
-    from clawmark.results import ResultStore
-    from clawmark.runtime.engine import docker_client
-    from clawmark.runtime.errors import EngineUnavailable
-    from clawmark.settings import settings
     from clawmark.sweeps.gateway import sweep_gateway
 
-    try:
-        docker_client()  # an engine that is down is bad setup, not an attempt outcome
-    except EngineUnavailable as exc:
-        _fail(str(exc))
-    conf = settings()
-    store = ResultStore(results or conf.results_dir)
+    _engine_or_fail()
     config = PatchAttemptConfig(budgets=budgets)
     with sweep_gateway() as server:
         return run_patch_attempt(instance, claw, model, seed, store, sweep_id, server, config=config)
