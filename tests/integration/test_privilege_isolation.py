@@ -123,6 +123,15 @@ def test_a_host_service_on_all_interfaces_is_refused_while_the_gateway_answers(
     assert service_codes == {ip: "000" for ip in sorted(host_addresses)}
 
 
+def test_an_outside_name_fails_after_one_short_try_on_the_isolated_network():
+    config = SandboxConfig(image=ensure_image("base"), network="gateway", labels=LABEL, lifetime_seconds=120)
+    with Sandbox.provision(config) as box:
+        resolv = box.exec("cat /etc/resolv.conf", timeout_s=30).stdout
+        lookup = box.exec("getent hosts pypi.org", timeout_s=60)
+    assert "timeout:1 attempts:1" in resolv, resolv  # Docker's default is 5 s x 2 tries, per address family
+    assert lookup.exit_code == 2  # not found: the isolated network has no way out
+
+
 def test_the_engine_socket_is_never_mounted(docker_client):
     before = {c.id for c in docker_client.containers.list(all=True, filters={"label": "clawmark.test=privilege"})}
     for source in ("/var/run/docker.sock", "/run/docker.sock", "/var/run", "/"):
