@@ -13,8 +13,13 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+from analysis.pareto import pareto_front  # noqa: E402
+from analysis.report.labels import FONT_SIZE, RINGS_PT, place_labels  # noqa: E402
 
 plt.rcParams.update({"svg.hashsalt": "clawmark", "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
+MARKER_PT = 6  # scatter marker diameter
 
 
 def label(frame: pd.DataFrame) -> pd.Series:
@@ -38,23 +43,48 @@ def leaderboard(points: pd.DataFrame) -> Figure | None:
 
 
 def _scatter_front(points: pd.DataFrame, x: str, xlabel: str, front: pd.DataFrame | None) -> Figure | None:
-    rows = points.dropna(subset=[x, "pass_at_1"])
+    """Points named where the names fit; when they do not all fit, the front keeps its names, the
+    rest get their number in a key beside the axes (numbered best pass@1 first)."""
+    rows = points.dropna(subset=[x, "pass_at_1"]).sort_values(["pass_at_1", x], ascending=[False, True])
     if rows.empty:
         return None
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    ax.scatter(rows[x], rows["pass_at_1"], s=36, color="#4C72B0", zorder=3)
-    for (_, row), name in zip(rows.iterrows(), label(rows)):
-        ax.annotate(name, (row[x], row["pass_at_1"]), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    names = label(rows).tolist()
+    key_names = set(label(front if front is not None else pareto_front(rows, cost=x)))
+    order = sorted(range(len(rows)), key=lambda i: names[i] not in key_names)  # front first, then by rank
+    xy = [(rows[x].iloc[i], rows["pass_at_1"].iloc[i]) for i in order]
+    fig, ax = _scatter_axes(rows, x, xlabel, front, key=None)
+    if all(place_labels(ax, xy, [[names[i]] for i in order], marker_pt=MARKER_PT, rings=RINGS_PT[:2])):
+        return fig
+    plt.close(fig)
+    fig, ax = _scatter_axes(rows, x, xlabel, front, key=[f"{n}  {name}" for n, name in enumerate(names, 1)])
+    choices = [[names[i], str(i + 1)] if names[i] in key_names else [str(i + 1)] for i in order]
+    place_labels(ax, xy, choices, marker_pt=MARKER_PT)
+    return fig
+
+
+def _scatter_axes(rows: pd.DataFrame, x: str, xlabel: str, front: pd.DataFrame | None,
+                  key: list[str] | None) -> tuple[Figure, plt.Axes]:
+    """The laid-out scatter (points, front, scale), with a key column when `key` is given."""
+    if key is None:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+    else:
+        key_width = 0.3 + 0.055 * max(map(len, key))
+        fig, (ax, key_ax) = plt.subplots(1, 2, figsize=(7 + key_width, max(4.5, 0.19 * len(key) + 1.2)),
+                                         gridspec_kw={"width_ratios": [7, key_width]})
+        key_ax.axis("off")
+        key_ax.legend([Line2D([], [], linestyle="none")] * len(key), key, loc="upper left", frameon=False,
+                      fontsize=FONT_SIZE, handlelength=0, handletextpad=0, borderaxespad=0, title="key")
+    ax.scatter(rows[x], rows["pass_at_1"], s=MARKER_PT**2, color="#4C72B0", zorder=3)
     if front is not None and not front.empty:
         ax.step(front[x], front["pass_at_1"], where="post", color="#C44E52", label="Pareto front", zorder=2)
-        ax.legend(loc="lower right")
+        ax.legend(loc="lower right", bbox_to_anchor=(1, 1), borderaxespad=0.2, frameon=False)  # above: no point hidden
     if (rows[x] > 0).all() and rows[x].max() / max(rows[x].min(), 1e-12) > 50:
         ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("pass@1")
     ax.set_ylim(-0.02, 1.02)
     fig.tight_layout()
-    return fig
+    return fig, ax
 
 
 def cost_accuracy(points: pd.DataFrame, front: pd.DataFrame) -> Figure | None:
