@@ -34,7 +34,7 @@ def sweep_run(
     from clawmark.cli.console import console
     from clawmark.cli.sweep_view import finished_line, progress_table, summary_table
 
-    _check_pool(pool, force)
+    _check_pool(pool)
     spec, store = _load(spec_file, results, fork)
     plan = _plan(spec, store, force)
     out = console()
@@ -69,13 +69,9 @@ def sweep_run(
     out.print(summary_table(box["result"], store.location))
 
 
-def _check_pool(pool: str | None, force: bool) -> None:
+def _check_pool(pool: str | None) -> None:
     if pool is None:
         return
-    if force:
-        typer.echo("--force with --pool: a cell run on a pool skips a committed cell; fork the sweep instead "
-                   "(--fork NEW_ID)", err=True)
-        raise typer.Exit(2)
     if not os.environ.get("PREFECT_API_URL"):
         typer.echo(f"--pool {pool}: PREFECT_API_URL is not set; point it at the server the pool's workers poll "
                    "(export PREFECT_API_URL=http://127.0.0.1:4200/api)", err=True)
@@ -146,7 +142,8 @@ def _run_flow(spec, store, force: bool, pool: str | None, box: dict) -> None:
         if pool:
             from flows.pool import sweep_pool
 
-            box["result"] = sweep_pool(spec=spec.model_dump(mode="json"), pool=pool, results_dir=store.location)
+            box["result"] = sweep_pool(spec=spec.model_dump(mode="json"), pool=pool, results_dir=store.location,
+                                       force=force)
             return
         from flows.sweep import sweep
 
