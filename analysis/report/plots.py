@@ -68,7 +68,7 @@ def _scatter_axes(rows: pd.DataFrame, x: str, xlabel: str, front: pd.DataFrame |
     if key is None:
         fig, ax = plt.subplots(figsize=(7, 4.5))
     else:
-        key_width = 0.3 + 0.055 * max(map(len, key))
+        key_width = 0.3 + 0.047 * max(map(len, key))  # inches: 7 pt text runs about 0.045 in a character
         fig, (ax, key_ax) = plt.subplots(1, 2, figsize=(7 + key_width, max(4.5, 0.19 * len(key) + 1.2)),
                                          gridspec_kw={"width_ratios": [7, key_width]})
         key_ax.axis("off")
