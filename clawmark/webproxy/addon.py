@@ -7,7 +7,8 @@ the block rules. Order per request: a block rule wins in every mode (refusal + e
 then replay looks the request up in the archive (`archive.find`: method, URL and what was
 recorded of body, cookies and content-selecting headers; hit: the next matching answer in
 recorded order; miss: a 502 naming the miss and what did not match, or live in
-replay-or-live); record saves each live exchange with what it will be matched on.
+replay-or-live); record saves each live exchange with what it will be matched on, unless an
+earlier record run already holds a recording that matches it.
 Counters are rewritten to `<out>/webproxy.json` after every event, so a killed proxy still
 leaves them.
 """
@@ -41,8 +42,8 @@ class ClawmarkWeb:
     def __init__(self) -> None:
         self.config: dict = {}
         self.rules: list[tuple[set[str], re.Pattern, str]] = []
-        self.stats = {"mode": None, "hits": 0, "misses": 0, "recorded": 0, "blocked": 0, "live": 0,
-                      "miss_urls": [], "miss_reasons": [], "blocked_urls": []}
+        self.stats = {"mode": None, "hits": 0, "misses": 0, "recorded": 0, "already_recorded": 0, "blocked": 0,
+                      "live": 0, "miss_urls": [], "miss_reasons": [], "blocked_urls": []}
         self.served: dict[tuple[str, ...], int] = {}  # answers served per set of matching recordings
         self.lock = threading.Lock()
 
@@ -59,6 +60,7 @@ class ClawmarkWeb:
         self.out = Path(self.config["out_dir"])
         self.archive_dir = Path(self.config["archive_dir"])
         self.passthrough = {h.lower() for h in self.config.get("passthrough_hosts", [])}
+        self.earlier = {p.name for p in self.archive_dir.glob("*.json")}  # recorded by earlier runs
         (self.out / "blocked").mkdir(parents=True, exist_ok=True)
         self._save_stats()
 
@@ -109,8 +111,13 @@ class ClawmarkWeb:
         if self.config.get("mode") != "record" or flow.response is None:
             return
         req, resp = flow.request, flow.response
-        archive.save(self.archive_dir, req.method, req.pretty_url, req.raw_content or b"", resp.status_code,
-                     list(resp.headers.items(multi=True)), resp.content or b"", list(req.headers.items(multi=True)),
+        body, headers = req.raw_content or b"", list(req.headers.items(multi=True))
+        matches, _ = archive.find(self.archive_dir, req.method, req.pretty_url, archive.describe(body, headers))
+        if any(name in self.earlier for name, _ in matches):
+            self._count("already_recorded")  # an earlier run's answer wins
+            return
+        archive.save(self.archive_dir, req.method, req.pretty_url, body, resp.status_code,
+                     list(resp.headers.items(multi=True)), resp.content or b"", headers,
                      self.config.get("match_headers", archive.DEFAULT_MATCH_HEADERS),
                      self.config.get("match_cookies", True))
         self._count("recorded")

@@ -11,7 +11,9 @@ ones included. Only what an entry recorded is compared, so changing the header s
 leaves older recordings replayable. Other headers (User-Agent, Accept-Encoding, ...) differ
 between claws and runs and never count. Every exchange is recorded, in order, as
 `<method+URL key>-<NNNNNN>.json`; when several recorded answers match a request, replay serves
-them in recorded order and repeats the last one after that.
+them in recorded order and repeats the last one after that. A later record run into the same
+archive adds only requests no earlier run recorded (the addon's `earlier`): the first run's
+answers win, and the archive's digest, so the replay cells' keys, stay as they were.
 
 Archives written before this (`<method+URL+body key>.json`, no `match`) stay readable: such an
 entry matches on method, URL and body only (cookies and headers were not recorded).

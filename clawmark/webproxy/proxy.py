@@ -2,8 +2,9 @@
 attempt, bound to the gateway network's host address (where task containers reach the host).
 
 The attempt's web layer lands in `out_dir`: `webproxy.json` (mode, hits, misses, recorded,
-blocked, live, the first missed URLs and why each missed, the first blocked URLs), `blocked/NNNN.json` (each refused request
-with its headers and payload), `mitmdump.log`, and the config the addon read.
+already_recorded, blocked, live, the first missed URLs and why each missed, the first blocked
+URLs), `blocked/NNNN.json` (each refused request with its headers and payload),
+`mitmdump.log`, and the config the addon read.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class WebStats(BaseModel):
     hits: int = 0
     misses: int = 0
     recorded: int = 0
+    already_recorded: int = Field(0, description="Record mode: exchanges not saved because an earlier "
+                                  "record run of the archive holds a matching recording.")
     blocked: int = 0
     live: int = Field(0, description="Exchanges that went to the live web.")
     miss_urls: list[str] = Field(default_factory=list)

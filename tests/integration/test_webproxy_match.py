@@ -11,6 +11,7 @@ import time
 import pytest
 
 from clawmark.catalog.package import load_task
+from clawmark.webproxy import archive_digest
 from tests.integration.taskenv_support import make_package
 from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
 from tests.integration.test_webproxy_replay import _attempt, _web
@@ -79,6 +80,14 @@ def test_replay_tells_requests_apart_by_body_cookies_and_accept_language_in_reco
                         "visit 1 (v1) [200]", "visit 2 (v1) [200]"]
 
     live_site.write("version", "v2\n")
+    archive_dir = _web(tmp_path, "record", mitmdump).archive_dir(task.task_id)
+    digest = archive_digest(archive_dir)
+    again, again_stats, _ = _attempt(task, workstation, tmp_path, _web(tmp_path, "record", mitmdump), "rec2",
+                                     [reads[0], reads[2]])
+    assert again == ["quote for item=a (v2) [200]", "page for theme=dark, any (v2) [200]"]
+    assert (again_stats.recorded, again_stats.already_recorded) == (0, 2)  # the first run's answers win
+    assert archive_digest(archive_dir) == digest  # so replay cells keep their keys
+
     answered = _echo_requests(live_site)
     misses = [f"{CURL} -d 'item=c' {base}/quote", f"{CURL} -b 'theme=blue' {base}/page"]
     replayed, stats, _ = _attempt(task, workstation, tmp_path, _web(tmp_path, "replay", mitmdump), "rep",
