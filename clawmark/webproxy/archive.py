@@ -110,10 +110,9 @@ def url_key(method: str, url: str) -> str:
     return hashlib.sha256(f"{method.upper()} {_plain(url)}".encode()).hexdigest()
 
 
-def legacy_key(method: str, url: str, body: bytes | None = None, body_sha256: str | None = None) -> str:
+def legacy_key(method: str, url: str, body_sha256: str) -> str:
     """The file name (without .json) of an older archive's entry: method, URL and body."""
-    digest = hashlib.sha256(body).digest() if body is not None else bytes.fromhex(body_sha256)
-    return hashlib.sha256(f"{method.upper()} {_plain(url)} ".encode() + digest).hexdigest()
+    return hashlib.sha256(f"{method.upper()} {_plain(url)} ".encode() + bytes.fromhex(body_sha256)).hexdigest()
 
 
 def archive_digest(archive_dir: Path) -> str:
@@ -128,7 +127,7 @@ def archive_digest(archive_dir: Path) -> str:
 def _candidates(folder: Path, method: str, url: str, body_sha256: str) -> list[tuple[str, dict]]:
     """An older archive's entry for this body first (it was recorded before), then every
     recording of this method and URL in order."""
-    legacy = folder / f"{legacy_key(method, url, body_sha256=body_sha256)}{ENTRY_SUFFIX}"
+    legacy = folder / f"{legacy_key(method, url, body_sha256)}{ENTRY_SUFFIX}"
     paths = ([legacy] if legacy.is_file() else []) + sorted(folder.glob(f"{url_key(method, url)}-*{ENTRY_SUFFIX}"))
     return [(path.name, json.loads(path.read_text())) for path in paths]
 
