@@ -21,8 +21,10 @@ A replayed call answers at once, as JSON or as a stream whichever its request as
 answer is a chat completion; a streamed one is assembled from its chunks), and writes one ledger
 line with `replayed: true`, no tokens and a cost of 0: the provider, the attempt's budget and its
 row see the call once. Only calls that answered are kept. The store lives on the attempt's route
-and goes with it (unregister, close); it keeps at most MAX_BYTES of answers per attempt, after
-which new answers are not kept (a rerun then calls the provider, as without a store).
+and goes with it (unregister, close). It holds one run's answers: a stage is rerun right after
+its failed run, so when another run begins the earlier run's answers are dropped. At most
+MAX_BYTES of them are kept, after which new answers are not (a rerun then calls the provider, as
+without a store).
 """
 
 from __future__ import annotations
@@ -68,24 +70,29 @@ class ReplayStore:
         self.max_bytes = max_bytes
         self._answers: dict[tuple[str, str, str, int], dict] = {}
         self._seen: Counter[tuple[str, str]] = Counter()  # (role, hash) -> calls in the current run
-        self._run: str | None = None
+        self._run: str | None = None  # the replaying run under way
+        self._last: str | None = None  # the run begun last, replaying or not
         self._bytes = 0
         self._lock = threading.Lock()
 
     def begin_run(self, run_name: str, replay: bool) -> None:
         with self._lock:
-            self._run = run_name if replay else None
+            if run_name != self._last:  # a stage is rerun right after its failed run, never later
+                self._answers.clear()
+                self._bytes = 0
+            self._last, self._run = run_name, run_name if replay else None
             self._seen.clear()
 
     def claim(self, role: str, call: dict[str, Any]) -> Slot | None:
         """The call's slot in the current run (None: no replaying run under way)."""
+        run = self._run
+        if run is None:  # executor turns: not even hashed (the gateway's overhead budget)
+            return None
         digest = request_hash(call)
         with self._lock:
-            if self._run is None:
-                return None
             nth = self._seen[(role, digest)]
             self._seen[(role, digest)] += 1
-            key = (self._run, role, digest, nth)
+            key = (run, role, digest, nth)
             return Slot(key, self._answers.get(key))
 
     def keep(self, slot: Slot | None, response: dict) -> None:
@@ -93,7 +100,8 @@ class ReplayStore:
             return
         size = len(json.dumps(response, default=str))
         with self._lock:
-            if slot.key not in self._answers and self._bytes + size <= self.max_bytes:
+            current = slot.key[0] == self._last  # a late answer of a run already left behind is not
+            if current and slot.key not in self._answers and self._bytes + size <= self.max_bytes:
                 self._answers[slot.key] = response
                 self._bytes += size
 

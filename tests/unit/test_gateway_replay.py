@@ -138,6 +138,19 @@ def test_another_run_role_or_request_reaches_the_provider(gateway, upstream):
     assert len(upstream.requests) == 4
 
 
+def test_a_store_holds_one_runs_answers_within_its_cap(gateway, upstream):
+    route = register(gateway, upstream)
+    gateway.begin_stage_run("att1", "supervise[1]")
+    assert ask(gateway) == "answer 1" and route.replays.kept == 1
+    gateway.begin_stage_run("att1", "follow-up[1]")  # supervise[1] passed: its answers are not needed again
+    assert route.replays.kept == 0
+    route.replays.max_bytes = 100  # under one answer's size
+    assert ask(gateway) == "answer 2" and route.replays.kept == 0
+    gateway.begin_stage_run("att1", "follow-up[1]")
+    assert ask(gateway) == "answer 3"  # nothing kept, so the rerun calls the provider as before
+    assert not any(r.replayed for r in read_ledger(route.ledger.path))
+
+
 def test_different_attempts_never_share_answers(gateway, upstream):
     register(gateway, upstream, "att1")
     register(gateway, upstream, "att2")
