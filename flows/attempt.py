@@ -8,7 +8,9 @@ the row and that clean-up always runs; this module only says how a stage is call
 with retries for infrastructure failures (`clawmark.attempts.stages.retryable`: never timeouts,
 authentication, budget or model failures) with exponential backoff, none for a stage whose rerun
 would give the claw a second try (executor turns), and an outer `timeout_seconds` from the
-stage's own budget (its host-side deadlines stay inside the core and end it first).
+stage's own budget (its host-side deadlines stay inside the core and end it first). A retried
+supervise or follow-up replays the model answers its failed run already paid for
+(`clawmark.gateway.replay`): the provider is neither called nor billed again.
 
 Retries: CLAWMARK_STAGE_RETRIES (default 2) and CLAWMARK_STAGE_BACKOFF_S (default 10: waits of
 10 s, 20 s, ...), read when the attempt starts.
