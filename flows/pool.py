@@ -34,9 +34,9 @@ from prefect.states import Crashed
 from clawmark.results import ResultStore
 from clawmark.results.errors import ResultsDiskFull
 from clawmark.results.lease import SweepLease, cell_lease, is_live
+from clawmark.runtime.engine import EngineStayedDown
 from clawmark.sweeps import Cell, SweepSpec, plan_sweep
 from clawmark.sweeps.plan import pin_protocol
-from clawmark.runtime.engine import EngineStayedDown
 from clawmark.sweeps.progress import SweepWatcher
 from flows import sweep as local_sweep
 from flows.cell import DISK_FULL, ENGINE_DOWN, cell as cell_flow

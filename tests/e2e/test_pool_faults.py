@@ -102,6 +102,10 @@ def test_a_full_results_disk_stops_a_pool_sweep_cleanly_and_the_next_run_finishe
     assert f"results disk full under {store.root}: the sweep stopped with {4 - len(before)} cell(s) not run" \
         in stopped.stderr, stopped.stderr[-3000:]
     assert "run the sweep again" in stopped.stderr
+    runs = cell_runs(pool.ui_url, "full")  # one cell at a time: the one the full disk hit, and no later one
+    assert len(runs) == len(before) + 1, {k: [r["state_name"] for r in v] for k, v in runs.items()}
+    [hit] = set(runs) - set(before)
+    assert [(r["state_type"], r["state_name"]) for r in runs[hit]] == [("FAILED", "ResultsDiskFull")]
 
     filler.unlink()  # space is freed
     again = sweep(pool, spec_file, results)
