@@ -38,9 +38,10 @@ def pool(docker_client, tmp_path_factory):
             yield SimpleNamespace(ui_url=ui_url, env=env)
 
 
-def sweep(pool, spec_file: Path, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "clawmark.cli.main", "sweep", str(spec_file), "--pool", POOL,
-                           "--results", str(results), *extra], env=pool.env, cwd=PROJECT, capture_output=True,
+def sweep(pool, spec_file: Path, results: Path, *extra: str, name: str = POOL,
+          env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "clawmark.cli.main", "sweep", str(spec_file), "--pool", name,
+                           "--results", str(results), *extra], env=env or pool.env, cwd=PROJECT, capture_output=True,
                           text=True, timeout=1500)
 
 
@@ -114,3 +115,21 @@ def test_a_full_results_disk_stops_a_pool_sweep_cleanly_and_the_next_run_finishe
     assert len(after) == 4
     assert_kept(before, after)
     assert sorted(r["status"] for r in after.values()) == ["empty_patch"] * 2 + ["resolved"] * 2
+
+
+def test_a_pool_sweep_whose_worker_engine_stays_down_stops_with_no_row(pool, tmp_path):
+    """A worker whose DOCKER_HOST names a socket where nothing answers: its cell run waits, then
+    ends EngineStayedDown, and the sweep stops as a local one does instead of trying every cell."""
+    spec_file, results, down = tmp_path / "down.yaml", tmp_path / "results", "pool-faults-down"
+    spec_file.write_text(yaml.safe_dump(spec("down", ["nop"], ["scripted/demo"], seeds=[0, 1, 2])))
+    env = {**pool.env, "CLAWMARK_ENGINE_WAIT_S": "5"}
+    run([*PREFECT, "work-pool", "create", down, "--type", "process"], env, timeout_s=180)
+    with worker({**env, "DOCKER_HOST": f"unix://{tmp_path / 'no-engine.sock'}"}, down, log=tmp_path / "worker.log"):
+        stopped = sweep(pool, spec_file, results, name=down, env=env)
+    assert stopped.returncode == 1, stopped.stdout[-3000:] + stopped.stderr[-3000:]
+    assert "Docker engine still not answering after 5 s: the sweep stopped with 3 cell(s) not run" \
+        in stopped.stderr, stopped.stderr[-3000:]
+    assert rows(ResultStore(results), "down") == {}
+    runs = cell_runs(pool.ui_url, "down")  # one cell at a time: the first, and nothing after it
+    assert [[(r["state_type"], r["state_name"]) for r in v] for v in runs.values()] == \
+        [[("FAILED", "EngineStayedDown")]]
