@@ -132,7 +132,8 @@ def _summary(sweep_id: str, store, plan) -> dict:
 def _watcher(store, sweep_id: str, plan):
     from clawmark.sweeps.progress import SweepWatcher
 
-    watcher = SweepWatcher(store, sweep_id, {c.cell_key for c in plan.cells})
+    planned = {c.cell_key for c in plan.cells}
+    watcher = SweepWatcher(store, sweep_id, planned, rerun=planned - plan.done)  # --force: pending rows rewritten
     watcher.prime()
     return watcher
 

@@ -49,9 +49,14 @@ class FinishedCell:
 class SweepWatcher:
     """Counts of one sweep; `poll()` returns the cells finished since the last poll."""
 
-    def __init__(self, store: ResultStore, sweep_id: str, planned: set[str] | None = None):
+    def __init__(self, store: ResultStore, sweep_id: str, planned: set[str] | None = None,
+                 rerun: set[str] | None = None):
+        """`rerun`: cells this run runs again though they have a row (`--force`): their old row
+        is not counted, and their new one is told from it by the row file's modification time."""
         self.store, self.sweep_id = store, sweep_id
         self.planned = planned
+        self.rerun = rerun or set()
+        self.replaced: dict[str, int] = {}  # rerun cell -> mtime_ns of the row it replaces
         self.seen: set[str] = set()
         self.counts = SweepCounts(planned=len(planned) if planned is not None else 0)
         self.started = time.monotonic()
@@ -63,6 +68,10 @@ class SweepWatcher:
         frame = self.store.read(self.sweep_id, columns=["cell_key", "status", "cost_usd"])
         if self.planned is not None:
             frame = frame[frame["cell_key"].isin(self.planned)]
+        if self.rerun:
+            frame = frame[~frame["cell_key"].isin(self.rerun)]
+            self.replaced = {key: info.mtime_ns for info in self.store.cell_files(self.sweep_id)
+                             if (key := _cell_key(info)) in self.rerun}
         self.seen |= set(frame["cell_key"])
         for status, cost in zip(frame["status"], frame["cost_usd"]):
             self._count(str(status), float(cost))
@@ -72,13 +81,19 @@ class SweepWatcher:
         self.baseline = self.counts.skipped = self.counts.done
 
     def poll(self) -> list[FinishedCell]:
-        fresh = [k for k in self.store.completed_cells(self.sweep_id) - self.seen
-                 if self.planned is None or k in self.planned]
+        fresh = [k for k in self._committed() - self.seen if self.planned is None or k in self.planned]
         finished = [self._read(key) for key in sorted(fresh)]
         self.counts.running = self._running()
         if self.planned is None:
             self.counts.planned = self.counts.done
         return finished
+
+    def _committed(self) -> set[str]:
+        if not self.rerun:
+            return self.store.completed_cells(self.sweep_id)
+        written = {_cell_key(info): info.mtime_ns for info in self.store.cell_files(self.sweep_id)}
+        rewritten = {key for key, mtime in written.items() if mtime > self.replaced.get(key, -1)}
+        return rewritten | (self.store.compacted_keys(self.sweep_id) - self.rerun)
 
     def _read(self, key: str) -> FinishedCell:
         row = self.store.read_row(self.sweep_id, key)
@@ -114,3 +129,7 @@ class SweepWatcher:
     def eta_s(self) -> float:
         rate = self.rate_per_min()
         return self.counts.left / rate * 60 if rate else math.nan
+
+
+def _cell_key(info: pafs.FileInfo) -> str:
+    return info.base_name.removesuffix(".parquet")

@@ -4,6 +4,7 @@ left, spend against the cap; and the one line per finished cell printed without 
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 
 from rich.console import Console
@@ -52,3 +53,20 @@ def test_counts_while_a_sweep_runs(tmp_path):
     lease.release()
     watcher.poll()
     assert watcher.counts.running == 0
+
+
+def test_forced_cells_count_when_their_new_row_lands_not_before(tmp_path):
+    store = ResultStore(tmp_path / "results")
+    kept, forced, also_forced = _row(0, 0.25), _row(1, 0.5), _row(2, 0.5)
+    for row in (kept, forced, also_forced):
+        store.write(row)
+    planned = {r.cell_key for r in (kept, forced, also_forced)}
+    watcher = SweepWatcher(store, "sweep-1", planned, rerun={forced.cell_key, also_forced.cell_key})
+    watcher.prime()
+    assert (watcher.counts.skipped, watcher.counts.done_now, watcher.counts.left) == (1, 0, 2)
+    assert watcher.poll() == []  # the old rows of the forced cells are not news
+    time.sleep(0.05)  # a row file's mtime moves on at the kernel's clock tick
+    store.write(forced.model_copy(update={"attempt_id": "the-rerun"}))
+    assert [c.cell_key for c in watcher.poll()] == [forced.cell_key]
+    assert (watcher.counts.done_now, watcher.counts.left, watcher.counts.spent_usd) == (1, 1, 0.75)
+    assert watcher.poll() == []
