@@ -18,7 +18,7 @@ import yaml
 from clawmark.results import ResultStore
 from tests.e2e.prefect_server import PREFECT, PROJECT, api, client_env, run, running_server, worker
 from tests.faults.support import assert_kept, rows, spec
-from tests.faults.test_disk_full import fill_when_first_row_lands
+from tests.faults.test_disk_full import fill_when_first_row_lands, small_disk  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 POOL = "pool-faults"
@@ -72,17 +72,6 @@ def test_force_on_a_pool_reruns_every_committed_cell_once(pool, tmp_path):
         rerun = [r for r in runs if r["parameters"].get("replaces")]
         assert [r["parameters"]["replaces"] for r in rerun] == [before[key]["attempt_id"]], key
         assert Counter(r["state_type"] for r in rerun) == {"COMPLETED": 1}, key
-
-
-@pytest.fixture
-def small_disk(tmp_path):
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(mount)], check=True)
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_a_full_results_disk_stops_a_pool_sweep_cleanly_and_the_next_run_finishes(pool, small_disk, tmp_path):

@@ -5,10 +5,8 @@ committed cell's artifacts uploaded beside its row, `sweep status` and a resume 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from types import SimpleNamespace
 
 import pyarrow.fs as pafs
@@ -17,40 +15,16 @@ import yaml
 
 from clawmark.results.location import open_store
 from clawmark.settings import TASKS_CATALOG
+from tests.s3_server import CREDENTIALS, s3_server
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "clawmark-test", "AWS_SECRET_ACCESS_KEY": "clawmark-test",
-               "AWS_DEFAULT_REGION": "us-east-1"}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
 def s3_url(tmp_path):
     """A bucket on `python -m moto.server` (stopped at the end); the store's URL in it."""
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                              stdout=(tmp_path / "moto.log").open("wb"), stderr=subprocess.STDOUT)
-    try:
-        s3 = pafs.S3FileSystem(endpoint_override=f"127.0.0.1:{port}", scheme="http", region="us-east-1",
-                               access_key=CREDENTIALS["AWS_ACCESS_KEY_ID"],
-                               secret_key=CREDENTIALS["AWS_SECRET_ACCESS_KEY"], allow_bucket_creation=True)
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                s3.create_dir("clawmark")
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "moto.log").read_text()
-                time.sleep(0.5)
-        yield f"s3://clawmark/results?endpoint_override=127.0.0.1:{port}&scheme=http&region=us-east-1"
-    finally:
-        server.terminate()
-        server.wait(30)
+    with s3_server(tmp_path) as (url, _):
+        yield url
 
 
 def _run(*args, home):

@@ -18,7 +18,7 @@ from clawmark.attempts.stages import retryable
 from clawmark.gateway.ledger import read_ledger, summarize_ledger
 from clawmark.gateway.prices import Price
 from clawmark.gateway.server import GatewayConfig, GatewayServer
-from clawmark.gateway.serving import BackgroundServer
+from tests.unit.gateway_fakes import FakeUpstream
 
 MODEL = "openai/replay-fake"
 PRICE = Price(input=2.0, output=8.0)
@@ -26,13 +26,15 @@ USAGE = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
 ASK = [{"role": "user", "content": "judge this turn"}]
 
 
-class NumberingUpstream:
+class NumberingUpstream(FakeUpstream):
     """Answers `answer <n>` to its n-th request (1-based), streamed when asked; `fail_first`
     requests are refused with HTTP 400 first."""
 
     def __init__(self, fail_first: int = 0):
-        self.requests: list[dict] = []
         self.fail_first = fail_first
+        super().__init__(usage=USAGE)
+
+    def _app(self) -> FastAPI:
         app = FastAPI()
 
         @app.post("/v1/chat/completions")
@@ -51,18 +53,7 @@ class NumberingUpstream:
             lines = [f"data: {json.dumps(base | {'object': 'chat.completion.chunk'} | c)}\n\n" for c in chunks]
             return StreamingResponse(iter([*lines, "data: [DONE]\n\n"]), media_type="text/event-stream")
 
-        self.server = BackgroundServer(app)
-
-    def __enter__(self) -> "NumberingUpstream":
-        self.server.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.stop()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.port}/v1"
+        return app
 
 
 @pytest.fixture
