@@ -31,3 +31,14 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, fsync: bool
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, fsync: bool = True) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
+
+
+def decode_text(data: bytes) -> str | None:
+    """UTF-8 text, or None for binary data (a NUL early on, or bytes that do not decode); a
+    character cut at the end of a truncated read is dropped."""
+    if b"\0" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data[: exc.start].decode("utf-8") if exc.start > len(data) - 4 else None

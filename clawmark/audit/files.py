@@ -72,14 +72,3 @@ def chunks(source: Source, size: int) -> Iterator[bytes]:
     with fs.open_input_stream(path) as stream:
         while chunk := stream.read(size):
             yield chunk
-
-
-def as_text(data: bytes) -> str | None:
-    """UTF-8 text, or None for binary data (a NUL early on, or bytes that do not decode); a
-    character cut at the end of a truncated read is dropped."""
-    if b"\0" in data[:8192]:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return data[: exc.start].decode("utf-8") if exc.start > len(data) - 4 else None

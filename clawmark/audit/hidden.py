@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from clawmark.audit.files import as_text
+from clawmark.fsio import decode_text
 from clawmark.judge.leak_audit import shared_ngrams
 from clawmark.judge.prompting import hidden_files, read_text_or_none
 
@@ -95,7 +95,7 @@ def hidden_in(text: str, material: HiddenMaterial, own_work: str) -> list[tuple[
 
 def readable_text(name: str, data: bytes) -> str | None:
     """A file's text (None if binary); JSON files as their string values, one per line (escapes undone)."""
-    text = as_text(data)
+    text = decode_text(data)
     if text is None or not name.endswith((".json", ".jsonl")):
         return text
     try:

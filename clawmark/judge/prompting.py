@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from clawmark.catalog.task import ClosedLoopTask
+from clawmark.fsio import decode_text
 from clawmark.judge.chat import ChatFn
 
 T = TypeVar("T")
@@ -68,10 +69,4 @@ def hidden_files(task: ClosedLoopTask) -> list[Path]:
 def read_text_or_none(path: Path, max_bytes: int = MAX_TEXT_BYTES) -> str | None:
     """The file's first `max_bytes` as UTF-8 text, or None for binary files."""
     with path.open("rb") as handle:
-        data = handle.read(max_bytes)
-    if b"\0" in data[:8192]:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return data[: exc.start].decode("utf-8") if exc.start > len(data) - 4 else None
+        return decode_text(handle.read(max_bytes))
