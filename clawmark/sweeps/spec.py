@@ -30,12 +30,17 @@ class SweepWeb(BaseModel, extra="forbid", hide_input_in_errors=True):
     irreversible: bool = Field(True, description="Also block the starting set of checkout / booking / payment "
                                "/ send endpoints (clawmark.webproxy.IRREVERSIBLE_RULES).")
     block: list[BlockRule] = Field(default_factory=list, description="More rules: {id, methods, url regex}.")
+    match_headers: list[str] | None = Field(None, description="Request headers that select content, matched on "
+                                            "replay (default: the proxy's, Accept and Accept-Language).")
+    match_cookies: bool = Field(True, description="Match cookies on replay; false for a site whose cookies vary by run.")
 
     def proxy_config(self) -> WebProxyConfig | None:
         if self.mode == "off":
             return None
         rules = [*(IRREVERSIBLE_RULES if self.irreversible else []), *self.block]
-        return WebProxyConfig(mode=self.mode, archive_root=self.archive, block=rules)
+        matching = {"match_headers": self.match_headers} if self.match_headers is not None else {}
+        return WebProxyConfig(mode=self.mode, archive_root=self.archive, block=rules,
+                              match_cookies=self.match_cookies, **matching)
 
 
 class ClosedLoopPart(BaseModel, extra="forbid", hide_input_in_errors=True):

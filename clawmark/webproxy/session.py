@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
-from clawmark.webproxy.archive import archive_digest
+from clawmark.webproxy.archive import DEFAULT_MATCH_HEADERS, archive_digest
 from clawmark.webproxy.config import WebProxyConfig, task_rules
 from clawmark.webproxy.errors import WebProxyError
 from clawmark.webproxy.proxy import WebProxy, WebStats
@@ -92,14 +92,18 @@ def web_task_hash(task, web: WebProxyConfig | None) -> str:
 
 def web_identity(web: WebProxyConfig | None) -> dict[str, str]:
     """What of the web proxy belongs to the cell key: its mode and, when there are any, a digest
-    of the sweep's block rules (a task's own rules are in its package, so in its hash). Empty
-    when there is no proxy, so cells without one keep their keys."""
+    of the sweep's block rules (a task's own rules are in its package, so in its hash), and in
+    replay what a request is matched on when that is not the default. Empty when there is no
+    proxy, so cells without one keep their keys."""
     if web is None:
         return {}
     identity = {"web_mode": web.mode}
     if web.block:
         rules = json.dumps([rule.model_dump(mode="json") for rule in web.block], sort_keys=True)
         identity["web_block"] = hashlib.sha256(rules.encode()).hexdigest()[:16]
+    matching = [sorted(h.lower() for h in web.match_headers), web.match_cookies]
+    if web.mode in REPLAY_MODES and matching != [sorted(DEFAULT_MATCH_HEADERS), True]:
+        identity["web_match"] = hashlib.sha256(json.dumps(matching).encode()).hexdigest()[:16]
     return identity
 
 

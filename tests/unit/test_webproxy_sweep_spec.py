@@ -48,6 +48,15 @@ def test_web_and_base_skills_load_into_the_protocol(tmp_path):
     assert off.closed_loop.attempt.web is None
 
 
+def test_what_replay_matches_on_is_set_in_the_sweep_and_keys_its_cells(tmp_path):
+    default = load_spec(_write(tmp_path, {"web": {"mode": "replay"}})).closed_loop.attempt.web
+    assert (default.match_headers, default.match_cookies) == (list(archive.DEFAULT_MATCH_HEADERS), True)
+    chosen = {"mode": "replay", "match_headers": ["accept", "x-region"], "match_cookies": False}
+    web = load_spec(_write(tmp_path, {"web": chosen}, "chosen.yaml")).closed_loop.attempt.web
+    assert (web.match_headers, web.match_cookies) == (["accept", "x-region"], False)
+    assert _key(tmp_path, {"web": chosen}, "chosen.yaml") != _key(tmp_path, {"web": {"mode": "replay"}})
+
+
 @pytest.mark.parametrize(("closed_loop", "field", "expected"), [
     ({"web": {"mode": "replay-only"}}, "closed_loop.web.mode", "'off', 'live', 'record', 'replay' or 'replay-or-live'"),
     ({"web": {"mode": "live", "block": [{"id": "x", "url": "(["}]}}, "closed_loop.web.block.0.url", "not a valid regex"),
