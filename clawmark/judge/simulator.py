@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from clawmark import failpoint
 from clawmark.catalog.task import ClosedLoopTask
 from clawmark.judge.chat import ChatFn
 from clawmark.judge.decision import extract_json_object, validation_summary
@@ -75,6 +76,7 @@ def simulate(task: ClosedLoopTask, view: FirewallView, visible: Evidence, chat: 
         reply, outputs = ask_with_repair(chat, messages, parse_reply, lambda why: repair_text(anchors, why))
     except ReplyInvalid as exc:
         raise SimulatorFailed(f"user simulator of {task.task_id} turn {turn}: {exc}", exc.raw_outputs) from None
+    failpoint.reach("simulator-answered")  # CLAWMARK_FAILPOINT: the stage-retry replay test fails here
     return SimulatorOutput(**reply.model_dump(), flags=language_flags(reply, task.language), raw_outputs=outputs)
 
 
