@@ -10,6 +10,8 @@ Points:
   before its row file is published (the commit point): the cell looks finished on disk but is not.
 - `supervisor-judged`: `clawmark.judge.supervisor.judge_turn`, after the supervisor answered and
   before its judgement is returned (and written): the supervise stage fails with its call paid.
+- `simulator-answered`: `clawmark.judge.simulator.simulate`, after the user simulator answered:
+  the follow-up stage fails with its call paid.
 
 Unset (production), reaching a point costs one environment lookup.
 """
