@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clawmark.audit.files import Source, cell_dir, chunks, files_under, read_head, sweep_sources
+from clawmark.audit.files import cell_dir, chunks, files_under, read_head, sweep_sources
 from clawmark.audit.hidden import MAX_TEXT_BYTES, HiddenMaterial, closed_loop_material, hidden_in, own_work_files
 from clawmark.audit.hidden import patch_material, produced_files, readable_text
-from clawmark.audit.secrets import Secret, environment_secrets, secrets_in
+from clawmark.audit.secrets import Secret, SecretScan, environment_secrets
 
 CHUNK_BYTES = 4 * 2**20
 
@@ -19,7 +19,7 @@ CHUNK_BYTES = 4 * 2**20
 @dataclass(frozen=True)
 class Finding:
     where: str   # a path relative to the store, or "row <cell_key>"
-    what: str    # "secret OPENAI_API_KEY sk-f… (32 chars)", "rubric: 'the total must …'"
+    what: str    # "secret OPENAI_API_KEY sk-f… (32 chars)[, base64-encoded]", "rubric: 'the total must …'"
 
 
 @dataclass
@@ -41,15 +41,16 @@ def audit_sweep(store, sweep_id: str, environ: Mapping[str, str], *, tasks_dir: 
     rows = store.read(sweep_id)
     tasks = _closed_loop_tasks(rows, tasks_dir or _pinned_tasks_dir(store, sweep_id))
     secrets = [*environment_secrets(environ, {n for t in tasks.values() for n in t.privacy_vars}), *extra_secrets]
+    scan = SecretScan(secrets)
     for source in sweep_sources(store, sweep_id, extra_paths):
         report.files += 1
-        report.findings += [Finding(_relative(store, source[1]), f"secret {s.name} {s.masked()}")
-                            for s in _secrets_in_file(source, secrets)]
+        report.findings += [Finding(_relative(store, source[1]), hit.describe())
+                            for hit in scan.found_in_stream(chunks(source, CHUNK_BYTES))]
     for record in rows.to_dict(orient="records"):
         report.rows += 1
         text = json.dumps(record, default=str, ensure_ascii=False).encode()
-        report.findings += [Finding(f"row {record['cell_key']}", f"secret {s.name} {s.masked()}")
-                            for s in secrets_in(text, secrets)]
+        report.findings += [Finding(f"row {record['cell_key']}", hit.describe())
+                            for hit in scan.found_in_stream([text])]
     materials = _materials(rows, tasks, instances, report)
     for record in rows.to_dict(orient="records"):
         material = materials.get((record["track"], record["task_id"]))
@@ -116,19 +117,6 @@ def _find_key(data, key: str):
             return data[key]
         return next((v for v in (_find_key(x, key) for x in data.values()) if v), None)
     return None
-
-
-def _secrets_in_file(source: Source, secrets: list[Secret]) -> list[Secret]:
-    if not secrets:
-        return []
-    overlap = max(len(s.value.encode()) for s in secrets)
-    found: dict[str, Secret] = {}
-    tail = b""
-    for chunk in chunks(source, CHUNK_BYTES):
-        for secret in secrets_in(tail + chunk, secrets):
-            found[secret.name] = secret
-        tail = chunk[-overlap:]
-    return list(found.values())
 
 
 def _relative(store, path: str) -> str:
