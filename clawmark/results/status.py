@@ -132,7 +132,8 @@ class FailureReason(StrEnum):
     EMPTY_PATCH = "empty_patch"
     APPLY_FAILED = "apply_failed"
     TESTS_TIMEOUT = "tests_timeout"  # the eval script ran past its deadline
-    TESTS_ERRORED = "tests_errored"  # a fault marker inside the test region, or the tests were OOM-killed
+    TESTS_ERRORED = "tests_errored"  # a fault marker inside the test region, or the tests stopped their container
+    TESTS_OOM = "tests_oom"  # the engine saw the OOM killer end a test process at the evaluator's memory limit
     LOG_UNUSABLE = "log_unusable"  # region missing, suite did not run, log unreadable
     EXIT_CODE_CONTRADICTS_LOG = "exit_code_contradicts_log"  # all parsed tests pass, the harness exit code says not
     OUTPUT_FLOOD = "output_flood"  # the test output is over the evaluator's size limit

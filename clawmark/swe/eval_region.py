@@ -119,7 +119,7 @@ class RegionRun:
     timed_out: bool
     output_bytes: int  # the script's whole output, as found in the container
     flooded: bool  # output_bytes over the limit: the log holds only each part's head and tail
-    out_of_memory: bool = False  # the kernel OOM-killed a process of the tests
+    out_of_memory: bool = False  # the engine saw the kernel OOM-kill a process at the memory limit
     stopped_from_inside: str | None = None  # the tests ended their own container (how), nothing read back
 
 
@@ -133,17 +133,16 @@ def run_harness_script(sandbox, script_path: str, files: RegionFiles, timeout_s:
 
     since = time.time() - 60  # the engine's clock may be a little off ours
     try:
-        result, oom = sandbox.exec(f"bash {script_path} > {files.before} 2>&1", timeout_s=timeout_s, workdir=workdir), False
-        sizes = _sizes(sandbox, files)
+        result = sandbox.exec(f"bash {script_path} > {files.before} 2>&1", timeout_s=timeout_s, workdir=workdir)
     except OutOfMemory as exc:  # a test process, not the container: the files are still there
-        result, oom = exc.result, True
-        sizes = _sizes(sandbox, files)
+        result = exc.result  # the sandbox read the container's own cgroup count; the engine decides below
     except (ContainerGone, docker.errors.APIError) as exc:
         if getattr(getattr(exc, "result", None), "timed_out", False):
             raise  # the deadline's kill had to stop the container: the tests outlived it
-        if not _stopped_from_inside(sandbox, since):  # the host or the engine stopped it
+        if not _stopped_from_inside(_engine_actions(sandbox, since)):  # the host or the engine stopped it
             raise exc if isinstance(exc, ContainerGone) else ContainerGone(f"container stopped: {exc}") from exc
         return RegionRun("", new_nonce(), None, False, 0, False, stopped_from_inside=str(exc)[:300])
+    sizes, oom = _sizes(sandbox, files), _engine_saw_oom(sandbox, since, result)
     total = sum(size for size in sizes.values() if size is not None)
     flooded = total > max_output_bytes
     read = _head_and_tail if flooded else _whole
@@ -182,10 +181,29 @@ def _head_and_tail(sandbox, path: str) -> str:
     return cut.stdout
 
 
-def _stopped_from_inside(sandbox, since: float) -> bool:
+def _engine_saw_oom(sandbox, since: float, result) -> bool:
+    """True when the engine recorded an OOM kill in this container (its `oom` event: the kernel
+    killed a process at the container's memory limit). The container's own cgroup count only
+    says whether to ask: the tests run as root with SYS_ADMIN and can mount over
+    /sys/fs/cgroup, so what they leave there never decides how a run counts."""
+    if result.timed_out or result.exit_code == 0 or not hasattr(sandbox, "container_id"):
+        return False  # a host shell (unit tests, a local checkout) has no engine to ask
+    if result.exit_code != 137 and sandbox.oom_kill_count() == 0:  # a runner may swallow its child's kill
+        return False
+    actions = _engine_actions(sandbox, since)
+    return actions is not None and "oom" in actions
+
+
+def _stopped_from_inside(actions: set[str] | None) -> bool:
     """True when the container died and the engine never signalled it (no kill, stop or removal
-    event since `since`): a process inside ended it, e.g. a test that killed PID 1. A container
-    the host or the engine stopped carries a kill event; that stays an infrastructure error."""
+    event): a process inside ended it, e.g. a test that killed PID 1. A container the host or
+    the engine stopped carries a kill event; that stays an infrastructure error."""
+    return actions is not None and "die" in actions and not actions & {"kill", "stop", "destroy"}
+
+
+def _engine_actions(sandbox, since: float) -> set[str] | None:
+    """What the engine recorded for the container since `since` (docker events: die, kill, oom,
+    ...), waiting up to 2 s for events still on their way; None when the engine does not answer."""
     import docker.errors
     import requests
 
@@ -194,7 +212,6 @@ def _stopped_from_inside(sandbox, since: float) -> bool:
     try:
         events = shared_client().events(since=int(since), until=int(time.time()) + 2, decode=True,
                                         filters={"container": sandbox.container_id, "type": "container"})
-        actions = {event.get("Action") or event.get("status") for event in events}
+        return {event.get("Action") or event.get("status") for event in events}
     except (docker.errors.DockerException, requests.exceptions.RequestException):
-        return False
-    return "die" in actions and not actions & {"kill", "stop", "destroy"}
+        return None

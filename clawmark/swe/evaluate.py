@@ -4,10 +4,11 @@ patch.diff → apply chain → eval script (host-side deadline, nonce-marked tes
 clawmark.swe.eval_region) → test_output.txt → grade → report.json. Every way it can end is a
 typed status, and who caused it decides where it counts (clawmark.results.status): what the
 patch can cause (apply failure, tests past the deadline, a fault inside the test region, a log
-without a usable result, output over the limit) is a measured failure with a `failure_reason`;
-what the world caused (engine, image, a container the host killed, a row we cannot evaluate)
-is an error. `report.json` is written only for a graded log (resolved or not): "report.json
-exists" means the instance is done, so a later run reuses it for the same patch.
+without a usable result, output over the limit, tests the kernel's OOM killer ended at the
+container's memory limit) is a measured failure with a `failure_reason`; what the world caused
+(engine, image, a container the host killed, a row we cannot evaluate) is an error.
+`report.json` is written only for a graded log (resolved or not): "report.json exists" means
+the instance is done, so a later run reuses it for the same patch.
 
 The container gets what swebench 5.0.2's harness gives by default, Docker's default network and
 SYS_ADMIN (real eval scripts reinstall the package; browser runners such as karma need the
@@ -69,7 +70,8 @@ class EvalConfig(BaseModel):
     """Limits of one evaluation container."""
 
     timeout_s: float = Field(1800.0, gt=0, description="Deadline of the eval script (host side).")
-    memory_mb: int = Field(8192, gt=0, description="Memory cap, no swap beyond it.")
+    memory_mb: int = Field(8192, gt=0, description="Memory cap, no swap beyond it; tests the OOM killer ends "
+                           "at it are the measured failure tests_oom.")
     cpus: float = Field(1.0, gt=0, description="CPU share.")
     pids_limit: int = Field(300, gt=0, description="Max processes/threads.")
     network: Literal["default", "none"] = Field(
@@ -207,18 +209,29 @@ def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) ->
                                   f"{config.max_output_bytes}-byte limit")
     clock = time.monotonic()
     result = grade(instance, run.log_text, nonce=run.nonce)
+    oom = f"the kernel's OOM killer ended a test process at the {config.memory_mb} MB memory limit"
     if result.no_result_reason is not None:
         reason = _NO_RESULT_REASON.get(result.no_result_reason.value, FailureReason.LOG_UNUSABLE)
-        oom = f"; a test process was OOM-killed (limit {config.memory_mb} MB)" if run.out_of_memory else ""
         return EvalOutcome(**measured, status=EvalStatus.NO_RESULT,
-                           failure_reason=FailureReason.TESTS_ERRORED if run.out_of_memory else reason,
-                           detail=f"log gives no result: {result.no_result_reason.value}{oom}")
+                           failure_reason=FailureReason.TESTS_OOM if run.out_of_memory else reason,
+                           detail=f"log gives no result: {result.no_result_reason.value}"
+                                  + (f"; {oom}" if run.out_of_memory else ""))
     report = instance_report(iid, model_patch, result)
     write_instance_report(folder, report)
     status = EvalStatus.RESOLVED if result.resolved else EvalStatus.UNRESOLVED
-    forged = FailureReason.FORGED_MARKERS if result.forged_markers and not result.resolved else None
     return EvalOutcome(**measured, status=status, resolution=result.resolution.value, report=report,
-                       failure_reason=forged, durations={"grade": _lap(clock)})
+                       failure_reason=_unresolved_reason(result, run), durations={"grade": _lap(clock)},
+                       detail=oom if run.out_of_memory and not result.resolved else None)
+
+
+def _unresolved_reason(result, run) -> FailureReason | None:
+    """What else a graded, unresolved run shows: forged marker lines first (the patch tried to
+    fake its verdict), then an OOM kill that a test runner survived (go test, a child process)."""
+    if result.resolved:
+        return None
+    if result.forged_markers:
+        return FailureReason.FORGED_MARKERS
+    return FailureReason.TESTS_OOM if run.out_of_memory else None
 
 
 def _reused_outcome(folder: Path, iid: str, model_patch: str) -> EvalOutcome | None:
