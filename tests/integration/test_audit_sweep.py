@@ -1,10 +1,12 @@
 """`clawmark audit` on a real sweep (scripted model, real claws and containers): clean with fake
 provider keys and a `.privacy` value planted in the gateway's environment; the attempts' bearer
-tokens and the keys in no file; a fake key planted in a log and rubric text planted in a
-follow-up are both caught (exit 1), the key shown masked only."""
+tokens and the keys in no file; a fake key planted in a log, another planted base64-encoded in a
+Basic auth header, and rubric text planted in a follow-up are all caught (exit 1), the keys shown
+masked only."""
 
 from __future__ import annotations
 
+import base64
 import shutil
 from pathlib import Path
 
@@ -91,9 +93,15 @@ def test_no_file_holds_a_bearer_token_or_a_provider_key(swept):
     assert report.findings == [] and report.files > 10 and report.rows == 2
 
 
+def basic_auth(key: str) -> str:
+    """`user:key` base64-encoded: the key starts 5 bytes in, so its characters are not aligned."""
+    return base64.b64encode(f"claw:{key}".encode()).decode()
+
+
 def plant_leaks(results: Path, tasks: Path) -> set[str]:
-    """A fake key in the patch cell's log, a rubric checkpoint in the closed-loop follow-up; the
-    two files' paths from the store's root."""
+    """A fake key in the patch cell's log, another base64-encoded in the closed-loop cell's shell
+    log, a rubric checkpoint in the closed-loop follow-up; the three files' paths from the store's
+    root."""
     store = ResultStore(results)
     rows = store.read(SWEEP).set_index("track")
     closed = store.layout(SWEEP, rows.loc["closed_loop", "cell_key"]).dir
@@ -103,20 +111,26 @@ def plant_leaks(results: Path, tasks: Path) -> set[str]:
     log = patch / "logs" / "agent.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"debug: Authorization: Bearer {PLANTED['OPENAI_API_KEY']}\n")
+    shell = closed / "logs" / "shell.log"
+    shell.parent.mkdir(parents=True, exist_ok=True)
+    shell.write_text(f"$ curl -H 'Authorization: Basic {basic_auth(PLANTED['ANTHROPIC_API_KEY'])}' https://x.test\n")
     [feedback] = sorted(closed.glob("cycles/0/feedback.txt"))
     feedback.write_text(feedback.read_text() + "\n" + rubric_line + "\n")
-    return {log.relative_to(results).as_posix(), feedback.relative_to(results).as_posix()}
+    return {path.relative_to(results).as_posix() for path in (log, shell, feedback)}
 
 
 def flagged_files(output: str) -> set[str]:
     leaks = [line for line in output.splitlines() if line.startswith("LEAK ")]
     assert any("logs/agent.log" in line and "secret OPENAI_API_KEY" in line for line in leaks), leaks
     assert any("cycles/0/feedback.txt" in line and "rubric:" in line for line in leaks), leaks
-    assert PLANTED["OPENAI_API_KEY"] not in output
+    assert any("logs/shell.log" in line and line.endswith("secret ANTHROPIC_API_KEY sk-a… (26 chars), base64-encoded")
+               for line in leaks), leaks
+    assert PLANTED["OPENAI_API_KEY"] not in output and PLANTED["ANTHROPIC_API_KEY"] not in output
+    assert basic_auth(PLANTED["ANTHROPIC_API_KEY"])[8:] not in output
     return {line.removeprefix("LEAK ").split(":", 1)[0] for line in leaks}
 
 
-def test_a_key_in_a_log_and_rubric_text_in_a_follow_up_are_caught(swept, tmp_path):
+def test_a_key_in_a_log_a_base64_key_and_rubric_text_in_a_follow_up_are_caught(swept, tmp_path):
     results, tasks, _ = swept
     copy = tmp_path / "results"
     shutil.copytree(results, copy, symlinks=True)
