@@ -58,7 +58,7 @@ class SecretScan:
     def __init__(self, secrets: Iterable[Secret]):
         self.plain: list[tuple[bytes, SecretFound]] = []
         self.wrapped: list[tuple[bytes, SecretFound]] = []  # matched in the joined text
-        for secret in secrets:
+        for secret in (s for s in secrets if len(s.value) >= MIN_SECRET_CHARS):  # given ones too (tokens)
             for needle, encoding in encoded_forms(secret.value).items():
                 (self.wrapped if encoding in JOINED else self.plain).append((needle, SecretFound(secret, encoding)))
         # A joined needle spans more raw bytes than its length: up to 4 per line break ("\\r\\n"),
