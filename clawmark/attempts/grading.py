@@ -73,7 +73,7 @@ def patch_outcome(outcome: Any, claw_note: str | None = None) -> PatchOutcome:
 def _eval_config(config: Any) -> Any:
     from clawmark.swe.evaluate import EvalConfig
 
-    extra = {key: getattr(config, f"eval_{key}") for key in ("network", "max_output_bytes")
+    extra = {key: getattr(config, f"eval_{key}") for key in ("network", "max_output_bytes", "memory_mb")
              if getattr(config, f"eval_{key}", None) is not None}
     return EvalConfig(timeout_s=config.eval_timeout_s, reuse_reports=False, **extra)
 

@@ -55,6 +55,9 @@ class PatchAttemptConfig(BaseModel):
                     "unset = the image's user (root), as SWE-bench's harness runs agents. A claw whose "
                     "own container settings name a user keeps it.")
     eval_timeout_s: float = Field(1800.0, description="Limit of the test run in the evaluator.")
+    eval_memory_mb: int | None = Field(None, gt=0, description="Memory of the evaluation container (MB); "
+                                       "unset = the evaluator's default (8192). Tests that exhaust it fail "
+                                       "as tests_oom, a measured failure.")
     eval_network: Literal["default", "none"] = Field(
         "default", description="Evaluator network: default = Docker's bridge, as swebench; none = hermetic.")
     fallback_price: Price | None = Field(
