@@ -24,7 +24,8 @@ class Secret:
     value: str
 
     def masked(self) -> str:
-        return f"{self.value[:4]}… ({len(self.value)} chars)"
+        shown = 4 if len(self.value) >= 16 else 1  # never half of a short .privacy value
+        return f"{self.value[:shown]}… ({len(self.value)} chars)"
 
 
 def environment_secrets(environ: Mapping[str, str], privacy_names: Iterable[str] = ()) -> list[Secret]:

@@ -2,7 +2,8 @@
 
 Looks for the values of the provider keys and `.privacy` variables in this environment in every
 artifact, log and row of the sweep (in a store folder or, read through its filesystem, a store
-URL such as s3://…), and for each task's hidden material (rubric lines, reference
+URL such as s3://…), as they are and base64-, percent-, JSON- or hex-encoded (values of 8
+characters or more), and for each task's hidden material (rubric lines, reference
 contents, gold and test patches) in what the claws and the user simulator produced. Prints one
 line per finding (file, what leaked, secrets masked); exit 1 when there is any, 2 on bad input."""
 
