@@ -78,7 +78,10 @@ ZEROCLAW_STANDIN = (("host_dir", str(Path(__file__).parents[1] / "fixtures" / "z
                     ("command", ("python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp")))
 KIT_CLAWS = [
     KitClaw("reference"),
-    KitClaw("mini-swe-agent", submit_command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+    # Two tries of a failed model query, not mini's 10 (4-60 s apart): the provider-failure case
+    # waited 289 s through them, and what it checks is the typed error, not mini's patience.
+    KitClaw("mini-swe-agent", submit_command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+            settings=(("model_retry_attempts", 2),)),
     KitClaw("nanobot", exits_zero_on_model_failure=True),
     KitClaw("hermes"),
     KitClaw("genericagent", exits_zero_on_model_failure=True, reports_usage=False),
