@@ -57,6 +57,8 @@ class SweepWatcher:
         self.planned = planned
         self.rerun = rerun or set()
         self.replaced: dict[str, int] = {}  # rerun cell -> mtime_ns of the row it replaces
+        self.stale_compacted: frozenset[str] = frozenset()  # rerun cells whose old row is compacted
+        self.compacted_mtime: int | None = None
         self.seen: set[str] = set()
         self.counts = SweepCounts(planned=len(planned) if planned is not None else 0)
         self.started = time.monotonic()
@@ -72,6 +74,8 @@ class SweepWatcher:
             frame = frame[~frame["cell_key"].isin(self.rerun)]
             self.replaced = {key: info.mtime_ns for info in self.store.cell_files(self.sweep_id)
                              if (key := _cell_key(info)) in self.rerun}
+            self.stale_compacted = self.store.compacted_keys(self.sweep_id) & self.rerun
+            self.compacted_mtime = self._compacted_mtime()
         self.seen |= set(frame["cell_key"])
         for status, cost in zip(frame["status"], frame["cost_usd"]):
             self._count(str(status), float(cost))
@@ -93,7 +97,14 @@ class SweepWatcher:
             return self.store.completed_cells(self.sweep_id)
         written = {_cell_key(info): info.mtime_ns for info in self.store.cell_files(self.sweep_id)}
         rewritten = {key for key, mtime in written.items() if mtime > self.replaced.get(key, -1)}
-        return rewritten | (self.store.compacted_keys(self.sweep_id) - self.rerun)
+        compacted = self.store.compacted_keys(self.sweep_id)
+        if self._compacted_mtime() == self.compacted_mtime:  # not folded again since this run began
+            compacted -= self.stale_compacted
+        return rewritten | compacted
+
+    def _compacted_mtime(self) -> int | None:
+        info = self.store.fs.get_file_info(self.store.compacted_path(self.sweep_id))
+        return info.mtime_ns if info.type == pafs.FileType.File else None
 
     def _read(self, key: str) -> FinishedCell:
         row = self.store.read_row(self.sweep_id, key)

@@ -70,3 +70,31 @@ def test_forced_cells_count_when_their_new_row_lands_not_before(tmp_path):
     assert [c.cell_key for c in watcher.poll()] == [forced.cell_key]
     assert (watcher.counts.done_now, watcher.counts.left, watcher.counts.spent_usd) == (1, 1, 0.75)
     assert watcher.poll() == []
+
+
+def test_cells_folded_into_the_compacted_file_by_this_run_still_count(tmp_path):
+    store = ResultStore(tmp_path / "results")
+    first, second = _row(0, 0.25), _row(1, 0.5)
+    planned = {first.cell_key, second.cell_key}
+    watcher = SweepWatcher(store, "sweep-1", planned, rerun=planned)  # a fresh sweep: both to run
+    watcher.prime()
+    store.write(first)
+    assert [c.cell_key for c in watcher.poll()] == [first.cell_key]
+    store.write(second)
+    store.compact("sweep-1")  # the sweep's end folds its rows before the last poll
+    assert [c.cell_key for c in watcher.poll()] == [second.cell_key]
+    assert (watcher.counts.done_now, watcher.counts.left) == (2, 0)
+
+
+def test_a_forced_cell_whose_old_row_is_compacted_counts_once_its_run_folds_again(tmp_path):
+    store = ResultStore(tmp_path / "results")
+    old = _row(0, 0.25)
+    store.write(old)
+    store.compact("sweep-1")
+    watcher = SweepWatcher(store, "sweep-1", {old.cell_key}, rerun={old.cell_key})
+    watcher.prime()
+    assert watcher.poll() == []  # the old, compacted row is not news
+    time.sleep(0.05)
+    store.write(old.model_copy(update={"attempt_id": "the-rerun"}))
+    store.compact("sweep-1")
+    assert [c.cell_key for c in watcher.poll()] == [old.cell_key]
