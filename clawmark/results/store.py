@@ -141,8 +141,17 @@ class ResultStore:
         """Per-cell row files of a sweep (temp files and the compacted file excluded)."""
         return sorted((i for i in self._sweep_files(sweep_id) if _is_row_file(i)), key=lambda i: i.path)
 
+    def row_mtimes(self, sweep_id: str) -> dict[str, int]:
+        """cell key -> mtime_ns of its per-cell row file (one listing)."""
+        return {_cell_of(info): info.mtime_ns for info in self.cell_files(sweep_id)}
+
     def compacted_path(self, sweep_id: str) -> str:
         return f"{self._sweep_dir(sweep_id)}/{COMPACTED}"
+
+    def compacted_mtime(self, sweep_id: str) -> int | None:
+        """mtime_ns of the sweep's compacted file; None when there is none."""
+        info = self._compacted_info(sweep_id)
+        return info.mtime_ns if info is not None else None
 
     def _compacted_info(self, sweep_id: str) -> pafs.FileInfo | None:
         info = self.fs.get_file_info(self.compacted_path(sweep_id))

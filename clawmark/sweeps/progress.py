@@ -72,10 +72,10 @@ class SweepWatcher:
             frame = frame[frame["cell_key"].isin(self.planned)]
         if self.rerun:
             frame = frame[~frame["cell_key"].isin(self.rerun)]
-            self.replaced = {key: info.mtime_ns for info in self.store.cell_files(self.sweep_id)
-                             if (key := _cell_key(info)) in self.rerun}
+            self.replaced = {key: mtime for key, mtime in self.store.row_mtimes(self.sweep_id).items()
+                             if key in self.rerun}
             self.stale_compacted = self.store.compacted_keys(self.sweep_id) & self.rerun
-            self.compacted_mtime = self._compacted_mtime()
+            self.compacted_mtime = self.store.compacted_mtime(self.sweep_id)
         self.seen |= set(frame["cell_key"])
         for status, cost in zip(frame["status"], frame["cost_usd"]):
             self._count(str(status), float(cost))
@@ -95,16 +95,12 @@ class SweepWatcher:
     def _committed(self) -> set[str]:
         if not self.rerun:
             return self.store.completed_cells(self.sweep_id)
-        written = {_cell_key(info): info.mtime_ns for info in self.store.cell_files(self.sweep_id)}
+        written = self.store.row_mtimes(self.sweep_id)
         rewritten = {key for key, mtime in written.items() if mtime > self.replaced.get(key, -1)}
         compacted = self.store.compacted_keys(self.sweep_id)
-        if self._compacted_mtime() == self.compacted_mtime:  # not folded again since this run began
+        if self.store.compacted_mtime(self.sweep_id) == self.compacted_mtime:  # not folded again since this run began
             compacted -= self.stale_compacted
         return rewritten | compacted
-
-    def _compacted_mtime(self) -> int | None:
-        info = self.store.fs.get_file_info(self.store.compacted_path(self.sweep_id))
-        return info.mtime_ns if info.type == pafs.FileType.File else None
 
     def _read(self, key: str) -> FinishedCell:
         row = self.store.read_row(self.sweep_id, key)
@@ -140,7 +136,3 @@ class SweepWatcher:
     def eta_s(self) -> float:
         rate = self.rate_per_min()
         return self.counts.left / rate * 60 if rate else math.nan
-
-
-def _cell_key(info: pafs.FileInfo) -> str:
-    return info.base_name.removesuffix(".parquet")
