@@ -109,7 +109,7 @@ def _rejudge_one(store: ResultStore, source: AttemptRow, config: RejudgeConfig, 
     supervisor = model_for_task(config.supervisor_model, source.task_id)
     fields = {"sweep_id": target, "model_params_hash": config_hash({"rejudge_of": source.model_params_hash,
                                                                     "supervisor": supervisor})}
-    key = cell_key_from_hashes(**{**_identity(source), **fields})
+    key = cell_key_from_hashes(**{**_identity(source), "model_params_hash": fields["model_params_hash"]})
     if store.has(target, key) and not config.force:
         return CellRejudged(source, store.read_row(target, key), reused=True)
     with _source_dir(store, source) as folder:
