@@ -1,0 +1,109 @@
+"""Re-judging from saved artifacts alone, through a real gateway and no container: a judge that
+keeps asking to continue ends on the last saved turn (no follow-up is invented), one that passes
+turn 1 never sees turn 2, an attempt with no judged turn is skipped with its reason, a changed
+task package is refused by name, and a remote store's artifacts are read through its filesystem."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import yaml
+
+from clawmark.attempts.rejudge import RejudgeConfig, rejudge_sweep, rejudges_of, source_of
+from clawmark.attempts.rejudge_cell import RejudgeError
+from clawmark.catalog import load_task
+from clawmark.claws import TurnResult
+from clawmark.gateway.server import GatewayConfig, GatewayServer
+from clawmark.results import Status
+from clawmark.results.location import open_store
+from clawmark.results.synthetic import example_row
+from clawmark.results.usage import RoleUsage
+from clawmark.settings import PROJECT_ROOT
+
+FIXTURE = PROJECT_ROOT / "tests" / "fixtures" / "closed_loop" / "fx_101_sum"
+
+
+def _decision(verdict: str, score: float) -> str:
+    return json.dumps({"verdict": verdict, "attempt_state": "complete_and_passed" if verdict == "pass" else "incomplete",
+                       "recoverable": verdict != "pass", "score": score, "confidence": "high", "rationale": "r",
+                       "missing_artifacts": [], "guidance_tags": []})
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory):
+    with GatewayServer(GatewayConfig(ledger_dir=tmp_path_factory.mktemp("ledgers"))) as server:
+        yield server
+
+
+@pytest.fixture
+def judges(tmp_path, monkeypatch):
+    folder = tmp_path / "cassettes"
+    folder.mkdir()
+    monkeypatch.setenv("CLAWMARK_CASSETTES", str(folder))
+    for name, turns in {"cont": [("continue", 0.5), ("continue", 0.6)], "early": [("pass", 0.95), ("fail", 0.1)]}.items():
+        steps = [{"match": f"EXECUTOR TURN {i} OF 3", "content": _decision(*answer)} for i, answer in enumerate(turns, 1)]
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump({"steps": steps}))
+
+
+def _saved_attempt(store, task, *, seed: int, judged: bool):
+    """A finished source attempt of the fixture task: two saved turns (or one the judge never reached)."""
+    row = example_row(sweep_id="src", task_id=task.task_id, task_hash=task.content_hash(), seed=seed,
+                      status="fail" if judged else "rate_limit", score=0.4 if judged else math.nan,
+                      turns=2 if judged else 1, followups_used=1 if judged else 0,
+                      usage={"executor": RoleUsage(input_tokens=900, output_tokens=80, calls=4, cost_usd=0.02)})
+    layout = store.layout("src", row.cell_key).ensure()
+    layout.write_config({"task_file": str(task.task_file), "protocol": {}})
+    for turn in range(2 if judged else 1):
+        folder = layout.cycle(turn)
+        (folder / "turn.json").write_text(TurnResult(success=True, finish_reason="stop").model_dump_json())
+        (folder / "transcript").mkdir()
+        (folder / "transcript" / "session.json").write_text(json.dumps([{"role": "assistant", "content": f"turn {turn}"}]))
+        (folder / "results").mkdir()
+        (folder / "results" / "summary.json").write_text('{"total": 790.0}')
+        if judged:
+            (folder / "checks.json").write_text("[]")
+            (folder / "feedback.txt").write_text("Please add the region." if turn == 0 else "")
+    store.write(row)
+    return row
+
+
+def test_rejudge_ends_on_the_last_saved_turn_and_skips_unjudged_attempts(tmp_path, gateway, judges):
+    store = open_store(f"file://{tmp_path / 'store'}", staging=tmp_path / "staging")  # read through the filesystem
+    task = load_task(FIXTURE)
+    source = _saved_attempt(store, task, seed=0, judged=True)
+    _saved_attempt(store, task, seed=1, judged=False)
+    done = rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/cont"), gateway)
+    judged, skipped = done
+    assert skipped.row is None and "ended rate_limit before judging" in skipped.skipped
+    row = judged.row
+    assert (row.sweep_id, row.status, row.turns, json.loads(row.turn_scores)) == (
+        "src--rejudge-scripted-cont", Status.BUDGET_EXHAUSTED, 2, [0.5, 0.6])  # continue, and no turn 3 to send
+    assert (row.rejudge_of, row.supervisor_model, row.usage["supervisor"].calls) == (source.attempt_id, "scripted/cont", 2)
+    assert source_of(store, row.sweep_id) == "src" and rejudges_of(store, "src") == [row.sweep_id]
+    assert len(store.read(row.sweep_id)) == 1
+
+
+def test_a_judge_that_passes_turn_one_never_sees_turn_two(tmp_path, gateway, judges):
+    store = open_store(tmp_path / "store")
+    source = _saved_attempt(store, load_task(FIXTURE), seed=0, judged=True)
+    [cell] = rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/early", sweep_id="e"),
+                           gateway)
+    assert (cell.row.status, cell.row.turns, cell.row.passed, cell.row.score) == (Status.PASS, 1, True, 0.95)
+    assert not (store.layout("e", cell.row.cell_key).dir / "cycles" / "1").exists()
+    assert cell.row.usage["executor"] == source.usage["executor"]  # the judged run's spend, carried
+
+
+def test_a_changed_task_package_is_refused_by_name(tmp_path, gateway, judges):
+    import shutil
+
+    store = open_store(tmp_path / "store")
+    _saved_attempt(store, load_task(FIXTURE), seed=0, judged=True)
+    tree = tmp_path / "tasks"
+    shutil.copytree(FIXTURE, tree / "fx_101_sum")
+    (tree / "fx_101_sum" / "references" / "eval_rule.md").write_text("# Evaluation rule\n\n## 5. Checkpoint rubric\n"
+                                                                     "- 1.0 Anything goes.\n")
+    with pytest.raises(RejudgeError, match=r"task fx_101_sum has hash .* its package changed"):
+        rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/cont", tasks_dir=tree),
+                      gateway)
