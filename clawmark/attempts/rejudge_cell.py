@@ -9,7 +9,8 @@ of a new attempt id, on the new cell's ledger), and applies the stop order to it
 No executor runs and no follow-up is written: turn n+1 of the saved attempt is what the executor
 did after the original judge's follow-up, so the new judge sees it only while its own decisions
 ask to continue. A continue on the last saved turn ends the attempt as if no follow-up were left
-(budget_exhausted, or fail on a fail verdict). Checks are facts computed in code from the same
+(budget_exhausted, or fail on a fail verdict), unless the world cut the executor's next turn before
+it was judged: then the attempt ends with that error, as it did. Checks are facts computed in code from the same
 results snapshot: their saved results are reused, and run again only when a turn has none.
 """
 
@@ -26,7 +27,7 @@ from typing import Any
 
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
 from clawmark.attempts.closed_loop_transcript import visible_messages, write_json
-from clawmark.results import AttemptRow, Status
+from clawmark.results import AttemptRow, Status, is_error
 from clawmark.results.usage import RoleUsage
 
 SUPERVISOR_ROLE = "supervisor"
@@ -69,7 +70,8 @@ def rejudge_attempt(source: AttemptRow, source_dir: Path, task: Any, protocol: A
                                      require_token=True)
     try:
         chat = _supervisor_chat(gateway, attempt_id, task, supervisor, route.token)
-        records = _judge_turns(source, turns, task, protocol, layout, chat)
+        records = _judge_turns(source, turns, task, protocol, layout, chat,
+                               cut=(source_dir / "cycles" / str(len(turns))).is_dir())
     finally:
         gateway.unregister_attempt(attempt_id)
     outcome = resolve(records, task).model_copy(update={"image_id": source.image_id})
@@ -78,7 +80,9 @@ def rejudge_attempt(source: AttemptRow, source_dir: Path, task: Any, protocol: A
 
 
 def _judge_turns(source: AttemptRow, turns: list[Path], task: Any, protocol: Any, layout: Any,
-                 chat: Any) -> list[CycleRecord]:
+                 chat: Any, *, cut: bool) -> list[CycleRecord]:
+    """`cut`: the executor began another turn after the last judged one, and the world ended it
+    (the source's error status): a judge that continues past the last judged turn meets it."""
     max_turns, followups = 1 + task.spec.codex.max_user_followups, task.spec.codex.max_user_followups
     records: list[CycleRecord] = []
     for index, saved in enumerate(turns):
@@ -91,11 +95,18 @@ def _judge_turns(source: AttemptRow, turns: list[Path], task: Any, protocol: Any
         # writes none, so a continue on the last saved turn has no follow-up left.
         record.cycle.feedback = _read_text(saved / "feedback.txt")
         record.cycle.leak_flags = _read_json(saved / "leak.json", [])
+        if last and cut and is_error(source.status) and _continues(record):
+            record.fail_with(source.status, source.error_message or str(source.status), source.failure_reason or "")
         record.decide(followups_left=0 if last else followups - index)
         records.append(record)
         if record.stop is not None:
             break
     return records
+
+
+def _continues(record: CycleRecord) -> bool:
+    decision = record.cycle.decision
+    return record.cycle.error is None and decision is not None and decision.verdict == "continue"
 
 
 def _start(source: AttemptRow, saved: Path, index: int, last: bool) -> CycleRecord:

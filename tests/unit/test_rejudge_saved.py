@@ -47,22 +47,25 @@ def judges(tmp_path, monkeypatch):
         (folder / f"{name}.yaml").write_text(yaml.safe_dump({"steps": steps}))
 
 
-def _saved_attempt(store, task, *, seed: int, judged: bool):
-    """A finished source attempt of the fixture task: two saved turns (or one the judge never reached)."""
+def _saved_attempt(store, task, *, seed: int, judged: int, saved: int = 2):
+    """A finished source attempt of the fixture task: `saved` turns, the first `judged` of them judged
+    (a turn the judge never reached ended the attempt with a provider's rate limit)."""
+    error = judged < saved
     row = example_row(sweep_id="src", task_id=task.task_id, task_hash=task.content_hash(), seed=seed,
-                      status="fail" if judged else "rate_limit", score=0.4 if judged else math.nan,
-                      turns=2 if judged else 1, followups_used=1 if judged else 0,
+                      status="rate_limit" if error else "fail", score=math.nan if error else 0.4,
+                      turns=saved, followups_used=saved - 1, error_message="429 from the provider" if error else None,
                       usage={"executor": RoleUsage(input_tokens=900, output_tokens=80, calls=4, cost_usd=0.02)})
     layout = store.layout("src", row.cell_key).ensure()
     layout.write_config({"task_file": str(task.task_file), "protocol": {}})
-    for turn in range(2 if judged else 1):
+    for turn in range(saved):
+        judged_turn = turn < judged
         folder = layout.cycle(turn)
         (folder / "turn.json").write_text(TurnResult(success=True, finish_reason="stop").model_dump_json())
         (folder / "transcript").mkdir()
         (folder / "transcript" / "session.json").write_text(json.dumps([{"role": "assistant", "content": f"turn {turn}"}]))
         (folder / "results").mkdir()
         (folder / "results" / "summary.json").write_text('{"total": 790.0}')
-        if judged:
+        if judged_turn:
             (folder / "checks.json").write_text("[]")
             (folder / "feedback.txt").write_text("Please add the region." if turn == 0 else "")
     store.write(row)
@@ -72,8 +75,8 @@ def _saved_attempt(store, task, *, seed: int, judged: bool):
 def test_rejudge_ends_on_the_last_saved_turn_and_skips_unjudged_attempts(tmp_path, gateway, judges):
     store = open_store(f"file://{tmp_path / 'store'}", staging=tmp_path / "staging")  # read through the filesystem
     task = load_task(FIXTURE)
-    source = _saved_attempt(store, task, seed=0, judged=True)
-    _saved_attempt(store, task, seed=1, judged=False)
+    source = _saved_attempt(store, task, seed=0, judged=2)
+    _saved_attempt(store, task, seed=1, judged=0, saved=1)
     done = rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/cont"), gateway)
     judged, skipped = done
     assert skipped.row is None and "ended rate_limit before judging" in skipped.skipped
@@ -87,7 +90,7 @@ def test_rejudge_ends_on_the_last_saved_turn_and_skips_unjudged_attempts(tmp_pat
 
 def test_a_judge_that_passes_turn_one_never_sees_turn_two(tmp_path, gateway, judges):
     store = open_store(tmp_path / "store")
-    source = _saved_attempt(store, load_task(FIXTURE), seed=0, judged=True)
+    source = _saved_attempt(store, load_task(FIXTURE), seed=0, judged=2)
     [cell] = rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/early", sweep_id="e"),
                            gateway)
     assert (cell.row.status, cell.row.turns, cell.row.passed, cell.row.score) == (Status.PASS, 1, True, 0.95)
@@ -99,7 +102,7 @@ def test_a_changed_task_package_is_refused_by_name(tmp_path, gateway, judges):
     import shutil
 
     store = open_store(tmp_path / "store")
-    _saved_attempt(store, load_task(FIXTURE), seed=0, judged=True)
+    _saved_attempt(store, load_task(FIXTURE), seed=0, judged=2)
     tree = tmp_path / "tasks"
     shutil.copytree(FIXTURE, tree / "fx_101_sum")
     (tree / "fx_101_sum" / "references" / "eval_rule.md").write_text("# Evaluation rule\n\n## 5. Checkpoint rubric\n"
@@ -107,3 +110,13 @@ def test_a_changed_task_package_is_refused_by_name(tmp_path, gateway, judges):
     with pytest.raises(RejudgeError, match=r"task fx_101_sum has hash .* its package changed"):
         rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/cont", tasks_dir=tree),
                       gateway)
+
+
+def test_a_judge_that_continues_into_a_turn_the_world_cut_ends_with_that_error(tmp_path, gateway, judges):
+    store = open_store(tmp_path / "store")
+    _saved_attempt(store, load_task(FIXTURE), seed=0, judged=1, saved=2)  # turn 2 hit a rate limit, unjudged
+    [cont] = rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/cont"), gateway)
+    assert (cont.row.status, cont.row.turns, cont.row.error_message) == (Status.RATE_LIMIT, 1, "429 from the provider")
+    assert math.isnan(cont.row.score) and cont.row.passed is None
+    [early] = rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/early"), gateway)
+    assert (early.row.status, early.row.passed) == (Status.PASS, True)  # it stopped before the cut turn
