@@ -90,7 +90,8 @@ def _judge_turns(source: AttemptRow, turns: list[Path], task: Any, protocol: Any
         _copy_inputs(saved, folder)
         last = index == len(turns) - 1
         record = _start(source, saved, index, last)
-        _supervise(record, folder, task, protocol, chat, layout.artifacts / "web", turn=index + 1, max_turns=max_turns)
+        web_dir = saved.parent.parent / "artifacts" / "web"  # what the judged attempt's web proxy refused
+        _supervise(record, folder, task, protocol, chat, web_dir, turn=index + 1, max_turns=max_turns)
         # The follow-up the executor got after this turn (the original judge's); the new judge
         # writes none, so a continue on the last saved turn has no follow-up left.
         record.cycle.feedback = _read_text(saved / "feedback.txt")

@@ -31,7 +31,6 @@ def rejudge(
     from clawmark.cli.console import console
     from clawmark.cli.sweep import _store  # the one parser of a --results store, shared with `clawmark sweep`
     from clawmark.results import ConfigMismatch, UnsafeName
-    from clawmark.sweeps.gateway import sweep_gateway
 
     store, out = _store(results), console()
     config = RejudgeConfig(source_sweep=sweep_id, supervisor_model=supervisor_model, sweep_id=as_id,
@@ -51,13 +50,25 @@ def rejudge(
 
     try:
         target = config.target()
-        with sweep_gateway() as gateway:
+        with _host_gateway() as gateway:
             rejudge_sweep(store, config, gateway, on_cell=show)
     except (RejudgeError, ConfigMismatch, UnsafeName) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     out.print(f"rejudge {sweep_id} → {target}: {counts['judged']} judged, {counts['reused']} reused, "
               f"{counts['skipped']} skipped; agreement: clawmark report {target}", markup=False, highlight=False)
+
+
+def _host_gateway():
+    """A gateway on the host only: the new judge is its one caller, and no container calls it
+    (a check run again in its container never calls a model), so no Docker network is needed."""
+    from clawmark.gateway.server import GatewayConfig, GatewayServer
+    from clawmark.settings import settings
+    from clawmark.sweeps.gateway import client_config
+
+    conf = settings()
+    return GatewayServer(GatewayConfig(host=conf.gateway_host, port=conf.gateway_port,
+                                       ledger_dir=conf.home / "ledgers", client=client_config(), require_tokens=True))
 
 
 def _score(value: float) -> str:

@@ -45,6 +45,9 @@ def judges(tmp_path, monkeypatch):
     for name, turns in {"cont": [("continue", 0.5), ("continue", 0.6)], "early": [("pass", 0.95), ("fail", 0.1)]}.items():
         steps = [{"match": f"EXECUTOR TURN {i} OF 3", "content": _decision(*answer)} for i, answer in enumerate(turns, 1)]
         (folder / f"{name}.yaml").write_text(yaml.safe_dump({"steps": steps}))
+    # answers only when the judged attempt's refused web request reached its prompt
+    steps = [{"match": "POST https://api.example.test/orders (rule no-orders)", "content": _decision("fail", 0.1)}]
+    (folder / "web.yaml").write_text(yaml.safe_dump({"steps": steps}))
 
 
 def _saved_attempt(store, task, *, seed: int, judged: int, saved: int = 2):
@@ -120,3 +123,14 @@ def test_a_judge_that_continues_into_a_turn_the_world_cut_ends_with_that_error(t
     assert math.isnan(cont.row.score) and cont.row.passed is None
     [early] = rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/early"), gateway)
     assert (early.row.status, early.row.passed) == (Status.PASS, True)  # it stopped before the cut turn
+
+
+def test_the_judge_is_told_what_the_judged_attempts_web_proxy_refused(tmp_path, gateway, judges):
+    store = open_store(tmp_path / "store")
+    source = _saved_attempt(store, load_task(FIXTURE), seed=0, judged=2)
+    blocked = store.layout("src", source.cell_key).artifacts / "web" / "blocked"
+    blocked.mkdir(parents=True)
+    (blocked / "0001.json").write_text(json.dumps({"method": "POST", "url": "https://api.example.test/orders",
+                                                   "rule": "no-orders", "body": "{}", "body_encoding": "utf-8"}))
+    [cell] = rejudge_sweep(store, RejudgeConfig(source_sweep="src", supervisor_model="scripted/web"), gateway)
+    assert json.loads(cell.row.turn_scores) == [0.1, 0.1]  # both turns answered: the note was in each prompt
