@@ -51,11 +51,12 @@ def _judges(store, sweep_id: str, named: list[str]):
     from clawmark.attempts.rejudge import rejudges_of, source_of
 
     others = named or [s for s in [source_of(store, sweep_id), *rejudges_of(store, sweep_id)] if s]
-    frames = [store.read(other) for other in others]
-    if empty := [other for other, frame in zip(others, frames) if frame.empty]:
+    frames = {other: store.read(other) for other in others}
+    if named and (empty := [other for other, frame in frames.items() if frame.empty]):
         typer.echo(f"--compare-judges: {store.location}: no rows in sweep {', '.join(empty)}", err=True)
         raise typer.Exit(1)
-    return pd.concat(frames, ignore_index=True) if frames else None
+    found = [frame for frame in frames.values() if not frame.empty]  # a recorded pair may have been removed
+    return pd.concat(found, ignore_index=True) if found else None
 
 
 def _expected_cells(spec_file: Path, store):

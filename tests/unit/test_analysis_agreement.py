@@ -9,9 +9,12 @@ import math
 import pandas as pd
 import pytest
 
+from typer.testing import CliRunner
+
 from analysis.agreement import cohen_kappa, judge_agreement
 from analysis.report import build_report
-from clawmark.results import to_frame, to_table
+from clawmark.cli.main import app
+from clawmark.results import ResultStore, from_record, to_frame, to_table
 from clawmark.results.synthetic import example_row
 
 # (task, judge A status/score, judge B status/score): A passes 3 of 5, B 2 of 5; they differ on t3 and t5.
@@ -71,3 +74,25 @@ def test_the_report_of_a_rejudge_shows_the_agreement(tmp_path):
     assert len(pd.read_parquet(tmp_path / "tables" / "judge_pairs.parquet")) == 6
     plain = build_report(rejudged, tmp_path / "plain", n_boot=100)
     assert 'id="judge-agreement"' not in plain.read_text(encoding="utf-8")
+
+
+def test_report_finds_the_other_judge_from_either_side_or_as_named(tmp_path):
+    store = ResultStore(tmp_path / "results")
+    for frame in _sweeps():
+        for record in frame.to_dict("records"):
+            store.write(from_record(record))
+    runner = CliRunner()
+
+    def agreement(*args: str) -> pd.Series:
+        done = runner.invoke(app, ["report", *args, "--results", str(store.root), "--out", str(tmp_path / args[0]),
+                                   "--n-boot", "100"])
+        assert done.exit_code == 0, done.output
+        return pd.read_csv(tmp_path / args[0] / "tables" / "judge_agreement.csv").iloc[0]
+
+    assert agreement("orig", "--compare-judges", "orig--rejudge-b")["disagree_on"] == "t3; t5"
+    store.pin_config("orig--rejudge-b", {"rejudge": {"source_sweep": "orig", "supervisor_model": "judge/b"}})
+    assert agreement("orig--rejudge-b")["agreement"] == pytest.approx(0.6)  # the re-judge names its source
+    assert agreement("orig")["judge_b"] == "orig--rejudge-b"  # the source finds its re-judge
+    missing = runner.invoke(app, ["report", "orig", "--compare-judges", "nowhere", "--results", str(store.root),
+                                  "--out", str(tmp_path / "x")])
+    assert missing.exit_code == 1 and "no rows in sweep nowhere" in missing.output
