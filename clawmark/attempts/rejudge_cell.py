@@ -31,8 +31,10 @@ from clawmark.results import AttemptRow, Status, is_error
 from clawmark.results.usage import RoleUsage
 
 SUPERVISOR_ROLE = "supervisor"
-# What a re-judged cycle folder keeps of the original turn: the executor's side and the checks.
-TURN_INPUTS = ("prompt.txt", "turn.json", "transcript", "results", "screen.png", "checks.json")
+# What a re-judged cycle folder keeps of the original turn: the executor's side, the checks, and the
+# follow-up the executor got next with its leak flags (so a re-judge can itself be judged again).
+TURN_INPUTS = ("prompt.txt", "turn.json", "transcript", "results", "screen.png", "checks.json", "feedback.txt",
+               "leak.json")
 # Carried from the judged attempt: facts of the executor's run that no judge changes.
 CARRIED_FIELDS = ("track", "task_id", "task_hash", "category", "capability", "language", "claw", "claw_version",
                   "claw_settings_hash", "model", "seed", "protocol_version", "scripted_model",

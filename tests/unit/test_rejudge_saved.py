@@ -89,6 +89,9 @@ def test_rejudge_ends_on_the_last_saved_turn_and_skips_unjudged_attempts(tmp_pat
     assert (row.rejudge_of, row.supervisor_model, row.usage["supervisor"].calls) == (source.attempt_id, "scripted/cont", 2)
     assert source_of(store, row.sweep_id) == "src" and rejudges_of(store, "src") == [row.sweep_id]
     assert len(store.read(row.sweep_id)) == 1
+    [again] = rejudge_sweep(store, RejudgeConfig(source_sweep=row.sweep_id, supervisor_model="scripted/cont",
+                                                 sweep_id="twice"), gateway)  # a re-judge judged again
+    assert (again.row.status, again.row.turns, again.row.rejudge_of) == (Status.BUDGET_EXHAUSTED, 2, source.attempt_id)
 
 
 def test_a_judge_that_passes_turn_one_never_sees_turn_two(tmp_path, gateway, judges):
