@@ -90,6 +90,7 @@ def test_rejudge_writes_rows_of_the_new_judge_and_the_report_shows_the_agreement
     for task_id, source in finished_sweep.items():
         row = rows.loc[task_id]
         assert (row["rejudge_of"], row["supervisor_model"]) == (source.attempt_id, f"scripted/jb-{task_id}")
+        assert (source.supervisor_model, source.rejudge_of) == (f"scripted/ja-{task_id}", None)  # a run names its judge
         assert row["cell_key"] != source.cell_key and row["attempt_id"] != source.attempt_id
         assert row["executor_calls"] == source.usage["executor"].calls  # the judged run's spend, carried
         assert row["supervisor_calls"] == row["turns"]  # one call per re-judged turn, this gateway's
