@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 import clawmark
+from analysis.agreement import agreement_section
 from analysis.report import plots
 from analysis.report.html import render, table_html
 from analysis.report.tables import ReportTables, round_floats, summarise
@@ -21,14 +22,17 @@ LEADERBOARD_COLUMNS = ["rank", "claw", "model", "pass_at_1", "ci_low", "ci_high"
 
 def build_report(frame: pd.DataFrame, out_dir: str | Path, *, title: str = "clawmark report",
                  config: Any = None, expected: pd.DataFrame | None = None, n_boot: int = 1000,
-                 seed: int = 0) -> Path:
-    """Write the report for `frame` into `out_dir` and return the path of index.html."""
+                 seed: int = 0, judges: pd.DataFrame | None = None) -> Path:
+    """Write the report for `frame` into `out_dir` and return the path of index.html. `judges`:
+    rows of another judge of the same attempts (a re-judge sweep or its source) for the
+    judge-agreement section."""
     out = Path(out_dir)
     for sub in ("plots", "tables"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     tables = summarise(frame, expected, n_boot=n_boot, seed=seed)
+    agreement = agreement_section(frame, judges, tables.extra) if judges is not None else None
     _save_tables(tables, out / "tables")
-    sections = _sections(tables, out / "plots")
+    sections = _sections(tables, out / "plots") + ([agreement] if agreement else [])
     facts = {"rows": len(frame), "configs": len(tables.leaderboard), "tasks": frame["task_id"].nunique() if len(frame) else 0,
              "protocol": ", ".join(sorted(map(str, frame["protocol_version"].dropna().unique()))) or "—",
              "version": clawmark.__version__}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from clawmark.cli import audit, catalog, claws, demo, doctor, gateway, images, report, run, server, show, swe, sweep
+from clawmark.cli import audit, catalog, claws, demo, doctor, gateway, images, rejudge, report, run, server, show, swe, sweep
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Benchmark agent harnesses (claws) × models on closed-loop and patch tasks, with cost as an axis.")
 app.add_typer(images.app, name="images", help="Build, list and prune clawmark's Docker images.")
@@ -24,6 +24,7 @@ app.command("demo")(demo.demo)
 app.command("doctor")(doctor.doctor)
 app.command("audit")(audit.audit)
 app.command("run")(run.run)
+app.command("rejudge")(rejudge.rejudge)
 app.command("show")(show.show)
 
 

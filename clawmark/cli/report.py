@@ -22,6 +22,9 @@ def report_sweep(
                                        "(s3://…, any fsspec URL; default: CLAWMARK_RESULTS)."),
     spec: Path | None = typer.Option(None, "--spec", help="The sweep file: cells it plans but lack a row are shown as missing."),
     n_boot: int = typer.Option(1000, "--n-boot", min=100, help="Bootstrap draws for intervals and ranks."),
+    compare_judges: list[str] = typer.Option([], "--compare-judges", help="Another sweep judging the same attempts "
+                                             "(a `clawmark rejudge` of it, or its source): the agreement section "
+                                             "(default: the re-judge pair the store records)."),
 ) -> None:
     """Write the self-contained HTML report of SWEEP_ID, its plots (PNG, SVG) and tables (Parquet, CSV)."""
     from analysis.report import build_report
@@ -37,8 +40,23 @@ def report_sweep(
     expected = _expected_cells(spec, store) if spec else None
     folder = out or (Path(store.root) / "reports" if store.is_local else Path("reports")) / sweep_id
     index = build_report(frame, folder, title=f"clawmark · sweep {sweep_id}", config=pinned_config(store, sweep_id),
-                         expected=expected, n_boot=n_boot)
+                         expected=expected, n_boot=n_boot, judges=_judges(store, sweep_id, compare_judges))
     typer.echo(f"report: {index}")
+
+
+def _judges(store, sweep_id: str, named: list[str]):
+    """Rows of the other judges of SWEEP_ID's attempts: the named sweeps, else its re-judge pair."""
+    import pandas as pd
+
+    from clawmark.attempts.rejudge import rejudges_of, source_of
+
+    others = named or [s for s in [source_of(store, sweep_id), *rejudges_of(store, sweep_id)] if s]
+    frames = {other: store.read(other) for other in others}
+    if named and (empty := [other for other, frame in frames.items() if frame.empty]):
+        typer.echo(f"--compare-judges: {store.location}: no rows in sweep {', '.join(empty)}", err=True)
+        raise typer.Exit(1)
+    found = [frame for frame in frames.values() if not frame.empty]  # a recorded pair may have been removed
+    return pd.concat(found, ignore_index=True) if found else None
 
 
 def _expected_cells(spec_file: Path, store):

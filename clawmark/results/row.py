@@ -122,6 +122,8 @@ class AttemptRow(BaseModel):
     usage_mismatch: str | None = Field(None, description="How the claw's own usage disagrees with the gateway ledger; null when it agrees or reports none.")
     web_hits: NonNegativeInt | None = Field(None, description="Web replay: requests served from the task's web archive; null when the web proxy was off.")
     web_misses: NonNegativeInt | None = Field(None, description="Web replay: requests not in the archive (refused, or fetched live in replay-or-live).")
+    supervisor_model: str | None = Field(None, description="Closed-loop: the model that judged the turns (the supervisor route's pinned model).")
+    rejudge_of: str | None = Field(None, description="Closed-loop re-judge: attempt_id of the attempt whose saved turns this row judged again; null for an attempt run here.")
 
     @classmethod
     def from_usage(cls, usage_summary: Mapping[str, Any], **fields: Any) -> Self:

@@ -80,6 +80,8 @@ _PROVENANCE = [
     ("usage_mismatch", pa.string()),
     ("web_hits", pa.int64()),
     ("web_misses", pa.int64()),
+    ("supervisor_model", pa.string()),
+    ("rejudge_of", pa.string()),
 ]
 
 RESULTS_SCHEMA: pa.Schema = pa.schema(
