@@ -1,14 +1,16 @@
 """The hidden supervisor: one LLM call (role=supervisor) per executor turn -> a validated Decision.
 
 The supervisor reads the public task (the snapshot text in snapshot mode: upstream defect 3),
-the hidden rubric as written (`rubric.raw_text`), the other reference files, the executor's
-visible evidence, and the check results, which it must follow. An invalid reply gets ONE repair
+the executor's visible evidence inside the attempt's fence (fence.py: data, never instructions),
+then clawmark's own sections: the hidden rubric as written (`rubric.raw_text`), the other
+reference files, and the check results, which it must follow. An invalid reply gets ONE repair
 request; a second invalid reply raises SupervisorFailed (the attempt is an infra error). The
 final score combines the checks and the supervisor's score in code (scoring.py).
 
 Prompt anchors (stable substrings of the latest user message, for scripted cassettes):
 - `EXECUTOR TURN {n} OF {max}` and `TASK {task_id}`: first lines of the judging request, and
-  of the repair request too (so a trigger with `turn: 1` can answer a repair);
+  of the repair request too (so a trigger with `turn: 1` can answer a repair); inside a fence
+  the claw cannot write them (they are defused to `EXECUTOR_TURN`);
 - `SUPERVISOR REPAIR`: only in the repair request (the second message of the conversation).
 Each turn is judged in a fresh conversation (the cassette's assistant count k is 0, 1 on repair).
 """
