@@ -24,24 +24,12 @@ from tests.integration.closed_loop_support import (  # noqa: F401
     sim_reply,
     store,
 )
+from tests.unit.test_judge_fence import provider  # noqa: F401
 
 pytestmark = pytest.mark.docker
 QUOTE = "Continue when the file is missing or a value is wrong; fail only when the agent refuses."  # eval_rule.md §7
 LEAKED_WORDS = "fail only when the agent refuses"
 CLEAN = "I still don't see the summary file, could you save it?"
-
-
-@pytest.fixture
-def provider(monkeypatch):
-    """The scripted model behind a recorder: every request the gateway sent it, as sent."""
-    from clawmark.gateway.serving import BackgroundServer
-    from tests.claws.kit import RecordingProvider
-
-    recorder = RecordingProvider()
-    server = BackgroundServer(recorder, "127.0.0.1", 0).start()
-    monkeypatch.setenv("CLAWMARK_SCRIPTED_URL", f"http://127.0.0.1:{server.port}/v1")
-    yield recorder
-    server.stop()
 
 
 def run(tmp_path, store, gateway, cassettes, name: str, simulator_steps: list[dict]):  # noqa: F811
@@ -67,7 +55,7 @@ def executor_inputs(provider, model: str) -> list[str]:
 
 
 def test_a_leaking_follow_up_is_redacted_and_the_clean_retry_is_sent(tmp_path, store, gateway, cassettes,  # noqa: F811
-                                                                     provider):
+                                                                     provider):  # noqa: F811
     row, executor = run(tmp_path, store, gateway, cassettes, "retry", [
         {"match": "SIMULATOR LEAK RETRY", "content": sim_reply(CLEAN)}, {"content": sim_reply(QUOTE)}])
     assert (row.status, row.turns, row.followup_leak_blocked) == (Status.FAIL, 2, 1)
@@ -82,7 +70,7 @@ def test_a_leaking_follow_up_is_redacted_and_the_clean_retry_is_sent(tmp_path, s
 
 
 def test_a_retry_that_still_leaks_sends_the_neutral_continue_message(tmp_path, store, gateway, cassettes,  # noqa: F811
-                                                                     provider):
+                                                                     provider):  # noqa: F811
     row, executor = run(tmp_path, store, gateway, cassettes, "stubborn", [{"content": sim_reply(QUOTE)}])
     assert (row.status, row.turns, row.followup_leak_blocked) == (Status.FAIL, 2, 2)
     flags = json.loads(row.leak_flags)

@@ -35,7 +35,8 @@ def forged_message(fence: Fence) -> str:
 
 @pytest.fixture
 def provider(monkeypatch):
-    """The scripted model behind a recorder: every request body the gateway sent upstream."""
+    """The scripted model behind a recorder (tests/claws/kit.py): every request body the gateway sent
+    upstream, as the model received it."""
     from clawmark.gateway.serving import BackgroundServer
     from tests.claws.kit import RecordingProvider
 
