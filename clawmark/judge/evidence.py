@@ -104,13 +104,16 @@ class Evidence(BaseModel):
         """The images as OpenAI parts between the fence's lines (their names are the claw's)."""
         if not self.images:
             return []
-        parts: list[dict[str, Any]] = [{"type": "text", "text": f"\n\n## Images the executor saved\n"
-                                                                f"{fence.open('images')}\n"}]
+        parts = [text_part(f"\n\n## Images the executor saved\n{fence.open('images')}\n")]
         for image in self.images:
             label = image.label or f"Image, file {fence.inline(image.path)} in /tmp_workspace/results/:"
-            parts.append({"type": "text", "text": GUTTER + label})  # inside the fence, like every claw line
+            parts.append(text_part(GUTTER + label))  # inside the fence, like every claw line
             parts.append({"type": "image_url", "image_url": {"url": image.data_url}})
-        return [*parts, {"type": "text", "text": f"\n{fence.close('images')}"}]
+        return [*parts, text_part(f"\n{fence.close('images')}")]
+
+
+def text_part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
 
 
 def _fenced_note(note: str, fence: Fence) -> str:

@@ -23,7 +23,7 @@ from clawmark import failpoint
 from clawmark.catalog.task import ClosedLoopTask
 from clawmark.judge.chat import ChatFn
 from clawmark.judge.decision import extract_json_object, validation_summary
-from clawmark.judge.evidence import Evidence
+from clawmark.judge.evidence import Evidence, text_part
 from clawmark.judge.fence import Fence
 from clawmark.judge.firewall import FirewallView
 from clawmark.judge.language import detect_language
@@ -81,12 +81,8 @@ def simulate(task: ClosedLoopTask, view: FirewallView, visible: Evidence, chat: 
     `blocked`, the leak retry: the same request plus the redacted draft and why it was not sent."""
     fence = fence or Fence.new()
     anchors = simulator_anchors(task, view, turn, max_turns) + ("\nSIMULATOR LEAK RETRY" if blocked else "")
-    text = request_text(task, view, visible, anchors, snapshot, fence)
-    if blocked is not None:
-        text += "\n\n" + retry_section(blocked, fence)
     messages = [{"role": "system", "content": system_prompt(task, view, fence)},
-                {"role": "user", "content": [{"type": "text", "text": text}, *visible.image_parts(fence),
-                                             {"type": "text", "text": "\n\n" + reminder(anchors)}]}]
+                {"role": "user", "content": request_content(task, view, visible, anchors, snapshot, fence, blocked)}]
     try:
         reply, outputs = ask_with_repair(chat, messages, parse_reply, lambda why: repair_text(anchors, why))
     except ReplyInvalid as exc:
@@ -126,11 +122,14 @@ def system_prompt(task: ClosedLoopTask, view: FirewallView, fence: Fence) -> str
     return text + (f"\n\nHow this user behaves:\n{policy}" if policy else "")
 
 
-def request_text(task: ClosedLoopTask, view: FirewallView, visible: Evidence, anchors: str, snapshot: bool,
-                 fence: Fence) -> str:
-    return "\n\n".join([anchors, f"## The task you asked for\n{task.prompt(snapshot)}",
-                        visible.render_text(fence),
-                        f"## Where things stand (hint only)\n{json.dumps(view.model_dump())}"])
+def request_content(task: ClosedLoopTask, view: FirewallView, visible: Evidence, anchors: str, snapshot: bool,
+                    fence: Fence, blocked: BlockedDraft | None = None) -> list[dict]:
+    """The request's parts: the assistant's work (text, images) fenced, then the hint and a reminder
+    (so a recorded cassette's tail holds no random boundary)."""
+    head = [anchors, f"## The task you asked for\n{task.prompt(snapshot)}", visible.render_text(fence)]
+    head += [retry_section(blocked, fence)] if blocked is not None else []
+    tail = [f"## Where things stand (hint only)\n{json.dumps(view.model_dump())}", reminder(anchors)]
+    return [text_part("\n\n".join(head)), *visible.image_parts(fence), text_part("\n\n" + "\n\n".join(tail))]
 
 
 def retry_section(blocked: BlockedDraft, fence: Fence) -> str:

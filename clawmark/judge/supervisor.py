@@ -26,7 +26,7 @@ from clawmark.catalog.task import ClosedLoopTask
 from clawmark.judge.chat import ChatFn
 from clawmark.judge.checks import CheckResult
 from clawmark.judge.decision import GUIDANCE_TAGS, Decision, normalise, parse_decision
-from clawmark.judge.evidence import Evidence
+from clawmark.judge.evidence import Evidence, text_part
 from clawmark.judge.fence import Fence
 from clawmark.judge.prompting import ReplyInvalid, ask_with_repair, reference_texts
 from clawmark.judge.scoring import ScoreBreakdown, final_score
@@ -83,10 +83,7 @@ def judge_turn(task: ClosedLoopTask, evidence: Evidence, checks: list[CheckResul
     instructions = task.spec.codex.supervisor.instructions if task.spec.codex.supervisor else None
     anchors = turn_anchors(task, turn, max_turns)
     messages = [{"role": "system", "content": system_prompt(instructions, fence)},
-                {"role": "user", "content": [{"type": "text", "text": request_text(task, evidence, checks, anchors,
-                                                                                  snapshot, fence)},
-                                             *evidence.image_parts(fence),
-                                             {"type": "text", "text": "\n\n" + reminder(anchors)}]}]
+                {"role": "user", "content": request_content(task, evidence, checks, anchors, snapshot, fence)}]
     try:
         raw, outputs = ask_with_repair(chat, messages, parse_decision, lambda why: repair_text(anchors, why))
     except ReplyInvalid as exc:
@@ -115,19 +112,31 @@ def system_prompt(instructions: str | None, fence: Fence) -> str:
     return text + (f"\n\nTask-specific instructions:\n{instructions}" if instructions else "")
 
 
-def request_text(task: ClosedLoopTask, evidence: Evidence, checks: list[CheckResult], anchors: str,
-                 snapshot: bool, fence: Fence) -> str:
-    """The judging request; the executor's evidence comes first, fenced, and clawmark's sections
-    (rubric, references, check results, scoring) after it, so nothing the claw wrote is last."""
-    return "\n\n".join([
+def request_content(task: ClosedLoopTask, evidence: Evidence, checks: list[CheckResult], anchors: str,
+                    snapshot: bool, fence: Fence) -> list[dict]:
+    """The judging request's parts: the executor's evidence (text, then images) first, fenced, and
+    clawmark's sections after it (rubric, references, check results, scoring, a reminder), so
+    nothing the claw wrote comes last and a recorded cassette's tail holds no random boundary."""
+    head = "\n\n".join([
         anchors + f"\nSUCCESS THRESHOLD {task.spec.success_threshold:g}",
         f"## Public task (what the executor was asked)\n{task.prompt(snapshot)}",
         evidence.render_text(fence),
+    ])
+    tail = "\n\n".join([
         f"## Hidden rubric (references/eval_rule.md)\n{task.rubric.raw_text}",
         f"## Hidden reference files\n{reference_texts(task)}",
         f"## Executable check results (computed in code: follow them)\n{render_checks(checks, fence)}",
         f"## How your score is used\n{scoring_note(task)}",
+        reminder(anchors),
     ])
+    return [text_part(head), *evidence.image_parts(fence), text_part("\n\n" + tail)]
+
+
+def request_text(task: ClosedLoopTask, evidence: Evidence, checks: list[CheckResult], anchors: str,
+                 snapshot: bool, fence: Fence) -> str:
+    """The text of `request_content` (images left out)."""
+    parts = request_content(task, evidence, checks, anchors, snapshot, fence)
+    return "".join(p["text"] for p in parts if p["type"] == "text")
 
 
 def reminder(anchors: str) -> str:
