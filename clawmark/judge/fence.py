@@ -27,7 +27,7 @@ INLINE_CHARS = 300
 # matched by scripted cassettes) and section titles. Matched case-insensitively, any spacing.
 HARNESS_MARKERS = (
     TAG, "EXECUTOR TURN", "USER SIMULATOR AFTER", "SUPERVISOR REPAIR", "SIMULATOR REPAIR", "SIMULATOR LEAK RETRY",
-    "SUCCESS THRESHOLD", "Executable check results", "Hidden rubric", "Hidden reference files",
+    "SUCCESS THRESHOLD", "STATE pass/", "STATE continue/", "STATE fail/", "Executable check results", "Hidden rubric", "Hidden reference files",
     "How your score is used", "Public task", "Executor transcript", "Files in /tmp_workspace/results",
     "Text file contents", "Images the executor saved", "Web requests blocked by the benchmark",
     "The task you asked for", "Where things stand", "Your previous message was not sent", "Reminder from clawmark",
