@@ -82,12 +82,15 @@ def _sections(t: ReportTables, folder: Path) -> list[dict[str, Any]]:
         ("failures", "Measured failures by reason", None, t.failures, "Patch-caused evaluation failures stay in every denominator."),
         ("comparisons", "Paired comparisons", None, t.comparisons, "Each pair on the tasks both measured; Holm-corrected p-values."),
         ("leaks", "Leak-audit flags", None, t.leaks, "Follow-ups that shared long n-grams, file names, check names or score numbers with the hidden material."),
+        ("followup_leaks", "Follow-ups stopped by the leak audit", None, t.extra.get("followup_leaks"),
+         "Per claw × model: simulator drafts never sent because the leak audit fired; the executor got the redacted "
+         "retry (retry_sent) or the neutral continue message (neutral_sent). rows_checked: rows that record it."),
     ]
     sections = []
     for sid, title, fig, table, note in specs:
         svg = _figure(sid, fig, folder)
         shown = table_html(round_floats(table)) if table is not None else None
-        if svg is None and table is not None and table.empty and sid in ("heatmap", "followup"):
+        if svg is None and table is not None and table.empty and sid in ("heatmap", "followup", "followup_leaks"):
             continue  # nothing of this kind in the sweep (e.g. a patch-only sweep has no follow-ups)
         sections.append({"id": sid, "title": title, "figure": svg, "table": shown, "note": note})
     return sections

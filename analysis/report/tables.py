@@ -11,6 +11,7 @@ from analysis.breakdown import breakdown
 from analysis.closed_loop import followup_gain, score_summary
 from analysis.compare import all_pairs
 from analysis.coverage import status_counts, with_missing
+from analysis.followup_leaks import followup_leak_table
 from analysis.metrics import GROUP, mean_score
 from analysis.pareto import cost_accuracy, front_share, on_front
 from analysis.ranking import rank_stability
@@ -52,7 +53,7 @@ def summarise(frame: pd.DataFrame, expected: pd.DataFrame | None = None, *, n_bo
         followup=followup_gain(frame), scores=score_summary(frame), roles=tokens_per_role(frame),
         statuses=status_counts(counted) if len(counted) else pd.DataFrame(),
         failures=_failure_reasons(frame), comparisons=all_pairs(frame, n_boot=n_boot, seed=seed),
-        leaks=_leaks(frame))
+        leaks=_leaks(frame), extra={"followup_leaks": followup_leak_table(frame)})
 
 
 def _leaderboard(frame: pd.DataFrame, *, n_boot: int, seed: int) -> pd.DataFrame:

@@ -1,6 +1,8 @@
 """The judging half of one cycle, over the gateway's role URLs: checks in their own container and
-the supervisor's decision (`supervise`); on continue the firewall, user simulator, rewriter and
-leak audit (`follow_up`). Each step's output lands in the cycle folder before the next starts.
+the supervisor's decision (`supervise`); on continue the firewall and the gated follow-up: user
+simulator, rewriter, leak audit, one redacted retry, the neutral line (`follow_up`). Both judges
+read the executor's work inside the attempt's fence (clawmark.judge.fence). Each step's output
+lands in the cycle folder before the next starts.
 
 A supervisor or simulator that answers invalid twice ends the attempt as an infra error (its raw
 replies are kept); a check that crashes is a failed check (the attempt goes on)."""
@@ -34,7 +36,7 @@ def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[di
     evidence.notes += blocked_requests_note(session.layout.artifacts / "web")  # what the web proxy refused
     try:
         judgement = judge_turn(task, evidence, cycle.checks, role_chat(session, "supervisor"), turn=turn,
-                               max_turns=max_turns, snapshot=session.config.snapshot)
+                               max_turns=max_turns, snapshot=session.config.snapshot, fence=attempt_fence(session))
     except SupervisorFailed as exc:
         write_json(folder / "decision.json", {"error": str(exc), "raw_outputs": exc.raw_outputs})
         record.fail_with(Status.INFRA_ERROR, f"supervisor: {exc}", "supervisor_invalid")
@@ -53,27 +55,38 @@ def wants_follow_up(record: CycleRecord, followups_left: int) -> bool:
 
 
 def follow_up(session: Any, record: CycleRecord, folder: Path, evidence: Any, turn: int, max_turns: int) -> None:
+    """The gated follow-up (clawmark.judge.followup): a draft the leak audit flags is never sent."""
     from clawmark.judge.firewall import firewall
-    from clawmark.judge.leak_audit import audit_followup
-    from clawmark.judge.rewriter import rewrite
-    from clawmark.judge.simulator import SimulatorFailed, simulate
+    from clawmark.judge.followup import gated_follow_up
+    from clawmark.judge.simulator import SimulatorFailed
 
     task, cycle = session.task, record.cycle
     view = firewall(cycle.decision)
     try:
-        sim = simulate(task, view, evidence, role_chat(session, "user_simulator"), turn=turn,
-                       max_turns=max_turns, snapshot=session.config.snapshot)
+        sent = gated_follow_up(task, view, evidence, role_chat(session, "user_simulator"), turn=turn,
+                               max_turns=max_turns, snapshot=session.config.snapshot, fence=attempt_fence(session))
     except SimulatorFailed as exc:
         write_json(folder / "simulator.json", {"view": view.model_dump(), "error": str(exc),
                                                "raw_outputs": exc.raw_outputs})
         record.fail_with(Status.INFRA_ERROR, f"user simulator: {exc}", "simulator_invalid")
         return
-    write_json(folder / "simulator.json", {"view": view.model_dump(), "output": sim.model_dump()})
-    cycle.feedback = rewrite(view, sim, task.language)
+    write_json(folder / "simulator.json", {"view": view.model_dump(), "output": sent.outputs[-1].model_dump(),
+                                           "sent": sent.sent, "blocked_drafts": [d.model_dump() for d in
+                                                                                 sent.blocked_drafts],
+                                           "earlier_outputs": [o.model_dump() for o in sent.outputs[:-1]]})
+    cycle.feedback, cycle.leak_flags, cycle.leak_blocked = sent.message, sent.flags, sent.blocked
     (folder / "feedback.txt").write_text(cycle.feedback, encoding="utf-8")
-    # What the executor itself wrote is public: echoing it back leaks nothing.
-    cycle.leak_flags = [*sim.flags, *audit_followup(cycle.feedback, task, visible=evidence.render_text())]
     write_json(folder / "leak.json", cycle.leak_flags)
+
+
+def attempt_fence(session: Any) -> Any:
+    """The attempt's fence, drawn on first use and kept on the session: a rerun stage sends the
+    same bytes (the gateway's replay store matches on them); a new attempt gets a new boundary."""
+    from clawmark.judge.fence import Fence
+
+    if getattr(session, "fence", None) is None:
+        session.fence = Fence.new()
+    return session.fence
 
 
 def role_chat(session: Any, role: str) -> Any:

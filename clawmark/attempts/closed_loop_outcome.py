@@ -29,6 +29,7 @@ class LoopOutcome(BaseModel):
     checks_passed: int | None = None
     checks_total: int | None = None
     leak_flags: list[str] = Field(default_factory=list)
+    followup_leak_blocked: int = 0
     error_kind: ErrorKind | None = None
     error_message: str | None = None
     failure_reason: str | None = None
@@ -59,6 +60,7 @@ class LoopOutcome(BaseModel):
             "checks_passed": self.checks_passed,
             "checks_total": self.checks_total,
             "leak_flags": json.dumps(self.leak_flags, ensure_ascii=False),
+            "followup_leak_blocked": self.followup_leak_blocked,
             "error_kind": self.error_kind,
             "error_message": self.error_message,
             "failure_reason": self.failure_reason,

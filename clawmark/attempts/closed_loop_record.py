@@ -54,5 +54,5 @@ def resolve(records: list[CycleRecord], task: Any) -> LoopOutcome:
         score=out.score, threshold=float(task.spec.success_threshold), turns=out.turns,
         followups_used=max(0, out.turns - 1), best_turn=None if out.best_turn is None else out.best_turn - 1,
         turn_scores=out.turn_scores, checks_passed=out.checks_passed, checks_total=out.checks_total,
-        leak_flags=out.leak_flags, failure_reason=out.failure_reason,
+        leak_flags=out.leak_flags, followup_leak_blocked=out.followup_leak_blocked, failure_reason=out.failure_reason,
         error_message=last.error_message if error else None)

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from clawmark.judge.fence import GUTTER, Fence
+
 IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                   ".webp": "image/webp"}
 CUT_MARK = "\n[... clawmark: {n} characters of the transcript cut here ...]\n"
@@ -77,23 +79,47 @@ class Evidence(BaseModel):
             self.images.append(EvidenceImage(path=path.name, data_url=data_url(path),
                                              label=f"Screenshot of the executor's desktop ({path.name}):"))
 
-    def render_text(self) -> str:
-        """The transcript and the results folder as one text block (images are separate parts)."""
+    def render_text(self, fence: Fence) -> str:
+        """The transcript, the results folder and the harness notes as one text block for a judge
+        prompt: clawmark's headings outside, everything the claw produced inside `fence`."""
         listing = "\n".join(f"- {f.path} ({f.size} bytes, {f.kind})" for f in self.files) or "(empty)"
         if self.files_not_listed:
             listing += f"\n- ... and {self.files_not_listed} more files"
-        bodies = "\n\n".join(f"### {f.path}\n{f.text}" for f in self.files if f.text is not None)
+        texts = [f for f in self.files if f.text is not None]
+        bodies = "\n\n".join(f"### Text file {i} of {len(texts)}\n" + fence.wrap(f"text file {i}",
+                                                                                  f"path: {f.path}\n{f.text}")
+                                for i, f in enumerate(texts, start=1))
         cut = f" (cut: {self.transcript_chars} characters in all)" if self.transcript_cut else ""
-        return (f"## Executor transcript{cut}\n{self.transcript or '(empty)'}\n\n"
-                f"## Files in /tmp_workspace/results/\n{listing}\n\n## Text file contents\n{bodies or '(none)'}"
-                + "".join(f"\n\n{note}" for note in self.notes))
+        return (f"## Executor transcript{cut}\n{fence.wrap('executor transcript', self.transcript or '(empty)')}\n\n"
+                f"## Files in /tmp_workspace/results/\n{fence.wrap('results listing', listing)}\n\n"
+                f"## Text file contents\n{bodies or '(none)'}"
+                + "".join(f"\n\n{_fenced_note(note, fence)}" for note in self.notes))
 
-    def image_parts(self) -> list[dict[str, Any]]:
-        parts: list[dict[str, Any]] = []
+    def raw_text(self) -> str:
+        """What the executor visibly wrote, unfenced: the public side of the follow-up leak audit."""
+        return "\n\n".join([self.transcript, *(f"{f.path}\n{f.text}" for f in self.files if f.text is not None),
+                             *self.notes])
+
+    def image_parts(self, fence: Fence) -> list[dict[str, Any]]:
+        """The images as OpenAI parts between the fence's lines (their names are the claw's)."""
+        if not self.images:
+            return []
+        parts = [text_part(f"\n\n## Images the executor saved\n{fence.open('images')}\n")]
         for image in self.images:
-            parts.append({"type": "text", "text": image.label or f"Image /tmp_workspace/results/{image.path}:"})
+            label = image.label or f"Image, file {fence.inline(image.path)} in /tmp_workspace/results/:"
+            parts.append(text_part(GUTTER + label))  # inside the fence, like every claw line
             parts.append({"type": "image_url", "image_url": {"url": image.data_url}})
-        return parts
+        return [*parts, text_part(f"\n{fence.close('images')}")]
+
+
+def text_part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _fenced_note(note: str, fence: Fence) -> str:
+    """A harness note: its '## ' title is clawmark's, its body (URLs, bodies the claw sent) is not."""
+    title, _, body = note.partition("\n")
+    return f"{title}\n{fence.wrap('requests the executor made', body)}" if body else title
 
 
 def render_transcript(messages: list[dict]) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from clawmark.catalog.task import ClosedLoopTask
 from clawmark.judge.language import is_cjk
@@ -29,18 +30,38 @@ JUDGE_WORDS = ("score", "scored", "scoring", "rubric", "checkpoint", "supervisor
                "evaluator", "eval_rule", "hidden reference", "评分", "分数", "得分", "评分标准", "检查点", "评审", "监督")
 
 
+class Leak(NamedTuple):
+    """One flag: its kind, the evidence a reader sees, and where in the message it sits."""
+
+    kind: str
+    evidence: str
+    spans: tuple[tuple[int, int], ...]
+
+    def flag(self) -> str:
+        return f"{self.kind}: {self.evidence!r}"
+
+
 def audit_followup(text: str, task: ClosedLoopTask, *, visible: str = "") -> list[str]:
     """Leak flags of one follow-up message (empty: nothing hidden found). `visible` (e.g. the
     executor's transcript) counts as public too: repeating the executor's own words leaks nothing."""
+    return [leak.flag() for leak in find_leaks(text, task, visible=visible)]
+
+
+def find_leaks(text: str, task: ClosedLoopTask, *, visible: str = "") -> list[Leak]:
+    """audit_followup's flags with the character spans of `text` each one covers (for redaction)."""
     public = public_text(task) + "\n" + visible
-    flags: list[str] = []
+    leaks: list[Leak] = []
     for label, hidden in hidden_texts(task):
-        flags += [f"{label}: {gram!r}" for gram in shared_ngrams(text, hidden, public)[:MAX_FLAGS_PER_KIND]]
-    flags += [f"reference_name: {n!r}" for n in _mentioned(text, public, reference_names(task))]
-    flags += [f"check_name: {n!r}" for n in _mentioned(text, public, check_names(task), case=True)]
-    flags += [f"score_number: {n!r}" for n in _unique(m.group(0) for m in _SCORE.finditer(text)) if n not in public]
-    flags += [f"judge_word: {w!r}" for w in _mentioned(text, public, JUDGE_WORDS)]
-    return flags
+        leaks += [Leak(label, gram, spans) for gram, spans in _shared_runs(text, hidden, public)[:MAX_FLAGS_PER_KIND]]
+    leaks += [Leak("reference_name", n, s) for n, s in _mentioned(text, public, reference_names(task))]
+    leaks += [Leak("check_name", n, s) for n, s in _mentioned(text, public, check_names(task), case=True)]
+    numbers: dict[str, list[tuple[int, int]]] = {}
+    for match in _SCORE.finditer(text):
+        if match.group(0) not in public:
+            numbers.setdefault(match.group(0), []).append(match.span())
+    leaks += [Leak("score_number", n, tuple(s)) for n, s in numbers.items()]
+    leaks += [Leak("judge_word", w, s) for w, s in _mentioned(text, public, JUDGE_WORDS)]
+    return leaks
 
 
 def public_text(task: ClosedLoopTask) -> str:
@@ -57,21 +78,35 @@ def hidden_texts(task: ClosedLoopTask) -> list[tuple[str, str]]:
 
 def shared_ngrams(text: str, hidden: str, public: str) -> list[str]:
     """Maximal runs of `text` made of n-grams found in `hidden` and not in `public`."""
-    runs = []
-    for tokens, n, joiner in ((_words, WORD_N, " "), (_cjk_chars, CHAR_N, "")):
-        secret = _grams(tokens(hidden), n, joiner) - _grams(tokens(public), n, joiner)
-        words = tokens(text)
+    return [run for run, _spans in _shared_runs(text, hidden, public)]
+
+
+def _shared_runs(text: str, hidden: str, public: str) -> list[tuple[str, tuple[tuple[int, int], ...]]]:
+    """shared_ngrams' runs, each with the character spans in `text` where it occurs."""
+    runs: dict[str, list[tuple[int, int]]] = {}
+    for tokenise, n, joiner in ((_words, WORD_N, " "), (_cjk_chars, CHAR_N, "")):
+        secret = _grams(_texts(tokenise(hidden)), n, joiner) - _grams(_texts(tokenise(public)), n, joiner)
+        tokens = tokenise(text)
+        words = _texts(tokens)
         hits = [i for i in range(len(words) - n + 1) if joiner.join(words[i:i + n]) in secret]
-        runs += [joiner.join(words[start:end + n]) for start, end in _spans(hits)]
-    return _unique(runs)
+        for start, end in _spans(hits):
+            run = joiner.join(words[start:end + n])
+            runs.setdefault(run, []).append((tokens[start][1], tokens[end + n - 1][2]))
+    return [(run, tuple(spans)) for run, spans in runs.items()]
 
 
-def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.casefold()) if not any(is_cjk(c) for c in w)]
+def _words(text: str) -> list[tuple[str, int, int]]:
+    """Latin-script words, case-folded, with their spans."""
+    return [(m.group(0).casefold(), m.start(), m.end()) for m in _WORD.finditer(text)
+            if not any(is_cjk(c) for c in m.group(0))]
 
 
-def _cjk_chars(text: str) -> list[str]:
-    return [c for c in text if is_cjk(c)]
+def _cjk_chars(text: str) -> list[tuple[str, int, int]]:
+    return [(c, i, i + 1) for i, c in enumerate(text) if is_cjk(c)]
+
+
+def _texts(tokens: list[tuple[str, int, int]]) -> list[str]:
+    return [token for token, _start, _end in tokens]
 
 
 def _grams(tokens: list[str], n: int, joiner: str) -> set[str]:
@@ -98,14 +133,16 @@ def check_names(task: ClosedLoopTask) -> list[str]:
     return ids + [c.id for c in task.rubric.checkpoints]
 
 
-def _mentioned(text: str, public: str, names: Iterable[str], case: bool = False) -> list[str]:
-    def present(name: str, where: str) -> bool:
+def _mentioned(text: str, public: str, names: Iterable[str],
+               case: bool = False) -> list[tuple[str, tuple[tuple[int, int], ...]]]:
+    """The names in `text` and not in `public`, each with its spans in `text`."""
+    def spans(name: str, where: str) -> tuple[tuple[int, int], ...]:
         if any(is_cjk(c) for c in name):  # CJK has no word boundaries
-            return name in where
+            return tuple((m.start(), m.end()) for m in re.finditer(re.escape(name), where))
         flags = 0 if case else re.IGNORECASE
-        return re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", where, flags) is not None
+        return tuple(m.span() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w])", where, flags))
 
-    return [n for n in _unique(names) if n and present(n, text) and not present(n, public)]
+    return [(n, found) for n in _unique(names) if n and (found := spans(n, text)) and not spans(n, public)]
 
 
 def _unique(items: Iterable[str]) -> list[str]:

@@ -56,6 +56,7 @@ class Cycle(BaseModel):
     time_left: bool = Field(True, description="Executor budget remains for another turn.")
     checks: list[CheckResult] = Field(default_factory=list)
     leak_flags: list[str] = Field(default_factory=list)
+    leak_blocked: int = Field(0, ge=0, description="Follow-up drafts the leak audit stopped (never sent).")
 
 
 class ClosedLoopOutcome(BaseModel):
@@ -70,6 +71,7 @@ class ClosedLoopOutcome(BaseModel):
     checks_passed: int | None = Field(None, description="Of the best turn (the last one when unscored).")
     checks_total: int | None = None
     leak_flags: list[str] = Field(default_factory=list)
+    followup_leak_blocked: int = Field(0, description="Follow-up drafts the leak audit stopped, over all turns.")
 
 
 def completion_gate(turn: TurnResult, *, pending_tool_call: bool = False, global_timeout: bool = False) -> TurnGate:
@@ -147,7 +149,8 @@ def resolve_outcome(cycles: list[Cycle], task: ClosedLoopTask, *, stop: Status |
         failure_reason=failure_reason or _reason(cycles, status),
         checks_passed=sum(c.passed for c in judged.checks) if judged and judged.checks else None,
         checks_total=len(judged.checks) if judged and judged.checks else None,
-        leak_flags=[flag for c in cycles for flag in c.leak_flags])
+        leak_flags=[flag for c in cycles for flag in c.leak_flags],
+        followup_leak_blocked=sum(c.leak_blocked for c in cycles))
 
 
 def _best_turn(scores: list[float]) -> int | None:

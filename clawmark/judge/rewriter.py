@@ -4,12 +4,17 @@ Empty unless the verdict is continue. Otherwise the simulator's feedback (nothin
 is silent) is split into lines, list markers stripped, bare completion phrases ("Done.",
 "Thanks!", "完成了") dropped and repeats removed; when nothing is left, a fixed line for the
 attempt state in the task's language stands in; at most MAX_LINES lines are kept.
+A follow-up the leak audit stopped is redacted here (`redact`), and when the simulator's second
+try leaks too, the neutral continue message of the task's language is sent instead.
 """
 
 from __future__ import annotations
 
 import re
 
+from collections.abc import Iterable
+
+from clawmark.judge.fence import Fence
 from clawmark.judge.firewall import FirewallView
 from clawmark.judge.simulator import SimulatorOutput
 
@@ -41,15 +46,41 @@ FALLBACK = {
 }
 
 
-def rewrite(view: FirewallView, sim_out: SimulatorOutput | None, language: str) -> str:
-    """The next executor message ("" unless verdict is continue)."""
+NEUTRAL_CONTINUE = {"en": "Please continue with the task.", "zh": "请继续完成这个任务。"}
+REDACTED = "[redacted]"
+
+
+def rewrite(view: FirewallView, sim_out: SimulatorOutput | None, language: str, fence: Fence | None = None) -> str:
+    """The next executor message ("" unless verdict is continue). With the attempt's `fence`, any
+    fence line or boundary the simulator echoed from its prompt is dropped."""
     if view.verdict != "continue":
         return ""
     feedback = sim_out.feedback if sim_out is not None and sim_out.mode != "silent" else ""
+    feedback = fence.strip(feedback) if fence is not None else feedback
     lines = _unique(line for line in _lines(feedback) if not is_bare_completion(line))
     if not lines:
         lines = [FALLBACK["zh" if language == "zh" else "en"][view.attempt_state]]
     return "\n".join(lines[:MAX_LINES])
+
+
+def neutral_continue(language: str) -> str:
+    """What the executor gets when every draft of the follow-up leaked: nothing but 'go on'."""
+    return NEUTRAL_CONTINUE["zh" if language == "zh" else "en"]
+
+
+def redact(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """`text` with every span (merged where they overlap) replaced by REDACTED."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, at = [], 0
+    for start, end in merged:
+        out += [text[at:start], REDACTED]
+        at = end
+    return "".join(out) + text[at:]
 
 
 def _lines(text: str) -> list[str]:

@@ -19,9 +19,10 @@ cycles/<n>/       closed loop, one folder per executor turn n (0-based):
   results/          copy of /tmp_workspace/results after the turn (what checks and judges saw)
   checks.json       executable check results
   decision.json     supervisor decision (normalised), score in code, raw replies
-  simulator.json    the firewall view and the user simulator's output (continue only)
+  simulator.json    the firewall view, the user simulator's output (continue only), which draft was
+                    sent (simulator, simulator_retry, neutral) and the drafts the leak audit stopped
   feedback.txt      the rewritten follow-up the executor got next ("" when none)
-  leak.json         leak-audit flags of that follow-up
+  leak.json         leak-audit flags of every draft of that follow-up, and what was sent instead
 outcome.json      closed loop: stop reason, status, best turn and score
 usage.json        closed loop: tokens, calls and cost per role (executor, supervisor, user_simulator)
 ```

@@ -102,6 +102,9 @@ class AttemptRow(BaseModel):
     checks_passed: NonNegativeInt | None = Field(None, description="Closed-loop: executable checks that passed.")
     checks_total: NonNegativeInt | None = Field(None, description="Closed-loop: executable checks run.")
     leak_flags: str | None = Field(None, description="Closed-loop: JSON list of leak-audit flags on follow-ups.")
+    followup_leak_blocked: NonNegativeInt | None = Field(
+        None, description="Closed-loop: follow-up drafts the leak audit stopped before the executor saw them "
+        "(per turn: 1 = redacted and asked again, the retry was sent; 2 = the neutral continue message was sent).")
     # cost and time
     usage: dict[str, RoleUsage] = Field(default_factory=dict, description="Per role; roles in ROLES.")
     wall: PhaseTimes = Field(default_factory=PhaseTimes)

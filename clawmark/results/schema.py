@@ -53,6 +53,7 @@ _OUTCOME = [
     ("checks_passed", pa.int64()),
     ("checks_total", pa.int64()),
     ("leak_flags", pa.string()),
+    ("followup_leak_blocked", pa.int64()),
 ]
 _USAGE_FIELDS = [f"{kind}_tokens" for kind in TOKEN_KINDS] + ["calls"]
 _USAGE = [

@@ -1,7 +1,8 @@
 """Bad inputs of a closed-loop attempt each end in one clear typed status or flag, and nothing
 else of the run is lost: a rubric without a checkpoint section, a check that crashes, a service
 that never becomes ready, a oneshot service that fails, a supervisor that answers garbage twice,
-a simulator that answers in the wrong language. Real containers, real claw, scripted models."""
+a simulator that answers in the wrong language (a leaking one: test_closed_loop_leak_gate.py).
+Real containers, real claw, scripted models."""
 
 from __future__ import annotations
 
@@ -131,26 +132,6 @@ def test_simulator_in_the_wrong_language_is_flagged_and_the_follow_up_still_goes
     assert cycle_file(row, 0, "feedback.txt").read_text() == (
         "The region with the highest revenue is missing, please add it.")
     assert cycle_file(row, 1, "prompt.txt").read_text() == cycle_file(row, 0, "feedback.txt").read_text()
-
-
-def test_a_follow_up_quoting_the_rubric_is_flagged(tmp_path, store, gateway, cassettes):  # noqa: F811
-    task = load_task(copied_task(tmp_path, TASK))
-    executor = cassettes("exec-leak", [
-        {"tool_calls": [{"name": "bash", "arguments": {"command": "echo '{}' > results/summary.json"}}]},
-        {"content": "Saved."},
-        {"content": "Noted."},
-    ])
-    supervisor = cassettes("sup-leak", [
-        {"match": "EXECUTOR TURN 1 OF 3", "content": decision("continue", "incomplete", 0.2, True)},
-        {"match": "EXECUTOR TURN 2 OF 3", "content": decision("fail", "complete_but_failed", 0.2)},
-    ])
-    quote = "Continue when the file is missing or a value is wrong; fail only when the agent refuses."
-    simulator = cassettes("sim-leak", [{"content": sim_reply(quote)}])  # eval_rule.md section 7, verbatim
-    row = attempt(task, executor, store, gateway, supervisor_model=supervisor, simulator_model=simulator)
-    flags = json.loads(row.leak_flags)
-    assert any(f.startswith("rubric_ngram:") for f in flags), flags
-    assert json.loads(cycle_file(row, 0, "leak.json").read_text()) == flags
-    assert (row.status, row.turns) == (Status.FAIL, 2)  # flags are evidence; the run itself goes on
 
 
 def test_failing_pre_exec_is_pre_exec_failed_with_its_log(tmp_path, store, gateway):  # noqa: F811

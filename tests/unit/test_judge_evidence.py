@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 
 from clawmark.judge.evidence import Evidence, EvidenceLimits, head_tail, render_transcript
+from clawmark.judge.fence import Fence
 from tests.unit.judge_support import write_results
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -41,10 +42,13 @@ def test_results_folder_texts_images_and_binaries(tmp_path):
     assert by_path["notes/long.md"].truncated and by_path["notes/long.md"].text.startswith("x" * 30 + "\n[...")
     [image] = evidence.images
     assert image.data_url == "data:image/png;base64," + base64.b64encode(PNG).decode()
-    parts = evidence.image_parts()
-    assert parts[1] == {"type": "image_url", "image_url": {"url": image.data_url}}
-    text = evidence.render_text()
-    assert "- chart.png (" in text and "### summary.json\n{\"total\": 790}" in text and "cut: " in text
+    fence = Fence.new()
+    parts = evidence.image_parts(fence)
+    assert parts[2] == {"type": "image_url", "image_url": {"url": image.data_url}}
+    assert fence.open("images") in parts[0]["text"] and parts[1]["text"] == (
+        '│ Image, file "chart.png" in /tmp_workspace/results/:')
+    text = evidence.render_text(fence)
+    assert "│ - chart.png (" in text and "│ path: summary.json\n│ {\"total\": 790}" in text and "cut: " in text
 
 
 def test_total_text_budget_and_file_count_are_bounded(tmp_path):
@@ -58,7 +62,7 @@ def test_total_text_budget_and_file_count_are_bounded(tmp_path):
 def test_missing_results_folder_is_empty_evidence(tmp_path):
     evidence = Evidence.from_attempt([], tmp_path / "absent")
     assert (evidence.files, evidence.images, evidence.transcript) == ([], [], "")
-    assert "(empty)" in evidence.render_text()
+    assert "│ (empty)" in evidence.render_text(Fence.new()) and evidence.image_parts(Fence.new()) == []
 
 
 def test_links_in_the_results_folder_are_not_followed(tmp_path):
@@ -67,4 +71,4 @@ def test_links_in_the_results_folder_are_not_followed(tmp_path):
     (results / "dir_link").symlink_to(outside, target_is_directory=True)
     (results / "file_link.txt").symlink_to(outside / "private.txt")
     evidence = Evidence.from_attempt([], results)
-    assert [f.path for f in evidence.files] == ["ok.txt"] and "host secret" not in evidence.render_text()
+    assert [f.path for f in evidence.files] == ["ok.txt"] and "host secret" not in evidence.raw_text()

@@ -99,7 +99,7 @@ def test_supervisor_reads_snapshot_task_rubric_checks_and_images(tmp_path, gatew
     assert text.startswith("EXECUTOR TURN 2 OF 3\nTASK en_101_judge\n")
     assert SNAPSHOT in text and task.spec.task not in text  # defect 3: the snapshot text
     assert "the grand total must equal the sum of every invoice line" in text and "East region is the decoy." in text
-    assert "- total_matches [C2]: PASS — equals the reference" in text
+    assert '- total_matches [C2]: PASS — "equals the reference"' in text
     assert "Checkpoints C1, C2 are scored in code from the checks. Your score rates only the other checkpoints (C3)" in text
     assert any(p.get("type") == "image_url" for p in spy.sent[0][-1]["content"])
     [record] = read_ledger(gateway.ledger_path("s1"))

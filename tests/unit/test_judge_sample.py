@@ -42,21 +42,22 @@ def test_a_planted_rubric_line_is_flagged_in_every_sample_task(tasks):
 
 
 def test_plain_follow_ups_and_the_fallback_lines_are_clean_in_every_sample_task(tasks):
-    from clawmark.judge.rewriter import FALLBACK
+    from clawmark.judge.rewriter import FALLBACK, NEUTRAL_CONTINUE
 
-    said = {lang: CLEAN[lang] + list(FALLBACK[lang].values()) for lang in CLEAN}
+    said = {lang: CLEAN[lang] + list(FALLBACK[lang].values()) + [NEUTRAL_CONTINUE[lang]] for lang in CLEAN}
     flagged = {t.task_id: flags for t in tasks for text in said[t.language] if (flags := audit_followup(text, t))}
     assert flagged == {}
 
 
 def test_the_supervisor_request_builds_for_every_sample_task(tasks):
     from clawmark.judge.evidence import Evidence
+    from clawmark.judge.fence import Fence
     from clawmark.judge.supervisor import request_text, turn_anchors
 
     empty = Evidence.from_attempt([], None)
     snapshots = 0
     for task in tasks:
-        text = request_text(task, empty, [], turn_anchors(task, 1, 3), snapshot=True)
+        text = request_text(task, empty, [], turn_anchors(task, 1, 3), snapshot=True, fence=Fence.new())
         assert task.rubric.raw_text in text and f"TASK {task.task_id}" in text
         assert task.prompt(snapshot=True) in text
         if task.spec.task_snapshot:

@@ -100,6 +100,17 @@ def test_file_missing_a_column_reads_with_the_full_schema(store, tmp_path):
     assert math.isnan(frame.loc[old.cell_key, "score"]) and frame.loc[old.cell_key, "passed"] is __import__("pandas").NA
 
 
+def test_rows_written_before_followup_leak_blocked_read_as_unknown(store):
+    old, new = example_row(seed=0), example_row(seed=1, followup_leak_blocked=2)
+    store.write(new)
+    path = store.write(old)
+    pq.write_table(pq.read_table(path).drop_columns(["followup_leak_blocked"]), path)
+    frame = store.read().set_index("cell_key")
+    assert frame.loc[new.cell_key, "followup_leak_blocked"] == 2
+    assert frame.loc[old.cell_key, "followup_leak_blocked"] is __import__("pandas").NA
+    assert store.read_row(old.sweep_id, old.cell_key).followup_leak_blocked is None
+
+
 def test_corrupt_file_is_named_and_other_rows_still_read(store):
     good, broken = example_row(seed=0), example_row(seed=1)
     store.write(good)
