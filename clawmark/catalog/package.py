@@ -125,12 +125,6 @@ def _sources(spec: TaskSpec, package: Path, file: Path) -> Path | None:
     return folder if folder.is_dir() else None
 
 
-def missing_sources(task: ClosedLoopTask) -> list[str]:
-    """Declared sources that are neither a URL nor present in the package (worth a warning)."""
-    return [d for d in task.spec.sources if "://" not in d and not (
-        (task.package_dir / d).exists() if d.startswith("sources/") else (task.package_dir / "sources" / d).exists())]
-
-
 def _skills(spec: TaskSpec, package: Path, file: Path, warnings: list[str]) -> dict[str, Path]:
     """Skill folders of the package; a declared skill it lacks may be a base skill: warn, go on."""
     skills: dict[str, Path] = {}

@@ -12,11 +12,16 @@ app = typer.Typer(no_args_is_help=True)
 @app.command("validate")
 def validate_cmd(
     paths: list[Path] = typer.Argument(..., help="Task packages, task trees, instance files, suites."),
+    strict: bool = typer.Option(False, "--strict", help="Missing content (Git LFS pointers, empty or "
+                                "mislabelled files, absent declared sources) is an error, not a warning."),
 ) -> None:
-    """Check every path; print one line per problem (`FILE: FIELD: expected ...`), exit 1 if any."""
+    """Check every path; print one line per problem (`FILE: FIELD: expected ...`), exit 1 if any.
+
+    Missing content is reported per file with its fix (`git lfs pull`): a warning (exit 0), or a
+    problem with --strict."""
     from clawmark.catalog.validate import validate_paths
 
-    report = validate_paths(paths)
+    report = validate_paths(paths, strict=strict)
     for line in report.tasks:
         typer.echo(f"ok  {line}")
     for line in report.problems:
