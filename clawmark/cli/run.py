@@ -81,7 +81,7 @@ def run(
         row = _run_closed_loop(task, claw, model, seed, store, sweep_id, budgets, closed)
         _print_row(row, as_json, CLOSED_LOOP_FIELDS)
         if row.status == "task_unrunnable":
-            _fail(f"{task.task_id}: refused before provisioning: {row.error_message}")
+            _fail(f"{task.task_id}: {row.error_message}")
         return
     row = _run_patch(instance, claw, model, seed, store, sweep_id, budgets)
     _print_row(row, as_json)
