@@ -24,7 +24,8 @@ class ValidationReport(BaseModel):
     tasks: list[str] = Field(default_factory=list, description="One line per valid closed-loop task.")
     strict: bool = Field(False, description="Missing content (LFS pointers, empty or mislabelled files) is a "
                          "problem, not a warning.")
-    missing: Counter = Field(default_factory=Counter, description="Files of missing content per task id.")
+    missing: dict[str, list[str]] = Field(default_factory=dict, description="Package paths of missing content "
+                                          "per task id.")
 
     @property
     def ok(self) -> bool:
@@ -32,8 +33,9 @@ class ValidationReport(BaseModel):
 
     def summary(self) -> str:
         parts = [f"{n} {kind}" for kind, n in sorted(self.counts.items())] or ["nothing"]
-        missing = (f"; missing content: {sum(self.missing.values())} file(s) in {len(self.missing)} task(s)"
-                   " (fix: git lfs pull)") if self.missing else ""
+        inputs = sum(any(not p.startswith("references/") for p in paths) for paths in self.missing.values())
+        missing = (f"; missing content: {sum(map(len, self.missing.values()))} file(s) in {len(self.missing)} "
+                   f"task(s), {inputs} of them in the executor's inputs (fix: git lfs pull)") if self.missing else ""
         return ("valid: " if self.ok else f"{len(self.problems)} problem(s); valid: ") + ", ".join(parts) + missing
 
 
@@ -105,7 +107,7 @@ def _count_loaded(report: ValidationReport, task) -> None:
     report.warnings.extend(task.warnings)
     problems = missing_content(task)
     if problems:
-        report.missing[task.task_id] = len(problems)
+        report.missing[task.task_id] = [p.path for p in problems]
         (report.problems if report.strict else report.warnings).extend(p.line(task.task_file) for p in problems)
         if report.strict:
             return

@@ -48,7 +48,7 @@ def test_validate_warns_per_file_and_strict_makes_it_an_error(tmp_path: Path) ->
     line = (f"warning: {(task / 'task.yaml').resolve()}: missing content: sources/paper.pdf: a Git LFS pointer "
             f"({len(POINTER)} bytes), not the file; fix: git lfs pull")
     assert any(l.startswith(line) for l in lenient.stderr.splitlines()), lenient.stderr
-    assert "missing content: 1 file(s) in 1 task(s)" in lenient.stdout
+    assert "missing content: 1 file(s) in 1 task(s), 1 of them in the executor's inputs" in lenient.stdout
     strict = runner.invoke(app, ["catalog", "validate", "--strict", str(task)])
     assert strict.exit_code == 1
     assert f"{(task / 'task.yaml').resolve()}: missing content: sources/paper.pdf: a Git LFS pointer" in strict.stdout
