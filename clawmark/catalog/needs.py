@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field
 from clawmark.catalog.content import missing_content
 from clawmark.catalog.credentials import SNAPSHOT_SWITCH, credential_gaps, credential_names
 from clawmark.catalog.gui import gui_need
-from clawmark.catalog.task import SNAPSHOT_SUFFIX
 
 _URL = re.compile(r"https?://([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
 _DOMAIN = re.compile(r"(?<![\w/.@-])((?:[a-z0-9-]+\.)+(?:com|org|net|io|gov|edu|dev|ai|app|co|uk|jp|cn|de|info|me|tv|us|int))"
@@ -47,6 +46,8 @@ class Machine(BaseModel):
 
     web: bool = Field(description="The live public web is reachable.")
     gui: bool = Field(True, description="The desktop image can run (every Docker host with the recipe).")
+    snapshot: bool = Field(False, description="Cells run in snapshot mode (`run --snapshot`): a task with an "
+                           "offline snapshot path needs no credentials then, and the web its snapshot text needs.")
 
 
 class TaskNeeds(BaseModel):
@@ -57,7 +58,8 @@ class TaskNeeds(BaseModel):
     hosts: list[str] = Field(description="Public hosts the task names (text, declared source URLs).")
     credentials: list[str] = Field(description="Credential names of its .privacy.")
     credentials_missing: dict[str, str] = Field(description="Of those, the ones the user lacks: name -> why.")
-    snapshot: bool = Field(description="It has an offline snapshot path (task_snapshot, SNAPSHOT_MODE, *_snapshot.json).")
+    snapshot: bool = Field(description="It has an offline snapshot path (task_snapshot, or SNAPSHOT_MODE in .privacy).")
+    snapshot_web: bool | None = Field(None, description="The web need of its snapshot path (None: it has none).")
     gui: bool
     gui_reason: str | None = None
     installers: list[str] = Field(description="Hosts outside the package registries its set-up downloads from.")
@@ -69,8 +71,10 @@ class TaskNeeds(BaseModel):
         return not (self.web or self.credentials or self.installers)
 
     def runnable_on(self, machine: Machine) -> bool:
-        needs_web = self.web or bool(self.installers)
-        return (not self.missing_content and not self.credentials_missing and (machine.web or not needs_web)
+        offline_path = machine.snapshot and self.snapshot
+        web = self.snapshot_web if offline_path else self.web
+        lacks_credentials = bool(self.credentials_missing) and not offline_path
+        return (not self.missing_content and not lacks_credentials and (machine.web or not (web or self.installers))
                 and (machine.gui or not self.gui))
 
     def kinds(self, machine: Machine) -> list[str]:
@@ -90,10 +94,13 @@ def task_needs(task, credentials: Mapping[str, str]) -> TaskNeeds:
     hosts = _hosts(spec.task) | {h.lower() for s in spec.sources for h in _URL.findall(s) if not _LOCAL_HOST.search(h)}
     names = credential_names(task)
     gui = gui_need(task)
+    snapshot = bool(spec.task_snapshot) or SNAPSHOT_SWITCH in task.privacy_vars
+    snapshot_text = spec.task_snapshot or spec.task
     return TaskNeeds(
         task_id=task.task_id, language=task.language, capability=task.capability,
         web=bool(hosts or _WEB_WORDS.search(spec.task)), hosts=sorted(hosts), credentials=names,
-        credentials_missing=credential_gaps(names, credentials), snapshot=_has_snapshot(task),
+        credentials_missing=credential_gaps(names, credentials), snapshot=snapshot,
+        snapshot_web=bool(_hosts(snapshot_text) or _WEB_WORDS.search(snapshot_text)) if snapshot else None,
         gui=gui is not None, gui_reason=gui, installers=_installer_hosts(task),
         missing_content=[p.path for p in missing_content(task)])
 
@@ -106,9 +113,11 @@ def tree_needs(tasks: list, credentials: Mapping[str, str]) -> list[TaskNeeds]:
         if (match := _MIRROR.match(item.task_id)) is not None:
             by_mirror.setdefault(match.group(2), []).append(item)
     for pair in by_mirror.values():
-        if len(pair) == 2 and any(item.web for item in pair):
-            for item in pair:
-                item.web = True
+        if len(pair) == 2:
+            for field in ("web", "snapshot_web"):
+                if any(getattr(item, field) for item in pair):
+                    for item in (i for i in pair if getattr(i, field) is not None):
+                        setattr(item, field, True)
     return needs
 
 
@@ -125,12 +134,6 @@ def counts(needs: list[TaskNeeds], machine: Machine) -> dict[str, Counter]:
 def _hosts(text: str) -> set[str]:
     found = {h.lower().rstrip(".") for h in _URL.findall(text)} | {d.lower() for d in _DOMAIN.findall(text)}
     return {h for h in found if not _LOCAL_HOST.search(h)}
-
-
-def _has_snapshot(task) -> bool:
-    if task.spec.task_snapshot or SNAPSHOT_SWITCH in task.privacy_vars:
-        return True
-    return task.sources_dir is not None and any(task.sources_dir.rglob(f"*{SNAPSHOT_SUFFIX}"))
 
 
 def _installer_hosts(task) -> list[str]:

@@ -86,6 +86,8 @@ def needs_cmd(
     web: bool | None = typer.Option(None, "--web/--no-web", help="Does this machine reach the live web? "
                                     "Default: probed (an HTTPS request to public sites, 3 s)."),
     gui: bool = typer.Option(True, "--gui/--no-gui", help="Can this machine run the desktop image?"),
+    snapshot: bool = typer.Option(False, "--snapshot", help="Runnable in snapshot mode (`run --snapshot`): "
+                                  "tasks with an offline snapshot path need no credentials then."),
 ) -> None:
     """What each task needs (live web and hosts, credentials and whether you have them, a snapshot
     path, the desktop, outside installers, missing content), and the counts per need × language."""
@@ -104,14 +106,14 @@ def needs_cmd(
     except CatalogError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None
-    machine = Machine(web=_reaches_web() if web is None else web, gui=gui)
+    machine = Machine(web=_reaches_web() if web is None else web, gui=gui, snapshot=snapshot)
     if suite is not None:
         typer.echo(suite_yaml(suite, needs, path.name), nl=False)
     elif runnable:
         ids = [n.task_id for n in needs if n.runnable_on(machine)]
         typer.echo("\n".join(f"- {task_id}" for task_id in ids))
         typer.echo(f"{len(ids)} of {len(needs)} task(s) runnable here (web {'yes' if machine.web else 'no'}, "
-                   f"desktop {'yes' if machine.gui else 'no'})", err=True)
+                   f"desktop {'yes' if machine.gui else 'no'}{', snapshot mode' if machine.snapshot else ''})", err=True)
     elif as_json:
         typer.echo(json.dumps([n.as_json(machine) for n in needs], indent=1, ensure_ascii=False))
     else:

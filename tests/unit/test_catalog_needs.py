@@ -61,6 +61,8 @@ def test_each_need_is_read_off_the_package(tmp_path: Path) -> None:
     runnable = {n.task_id for n in needs.values() if n.runnable_on(Machine(web=False))}
     assert runnable == {"task_105_01_offline", "task_105_04_desktop"}
     assert {n.task_id for n in needs.values() if n.runnable_on(Machine(web=False, gui=False))} == {"task_105_01_offline"}
+    in_snapshot_mode = {n.task_id for n in needs.values() if n.runnable_on(Machine(web=False, snapshot=True))}
+    assert in_snapshot_mode == runnable | {"task_105_03_account"}  # its offline path needs no token
     table = counts(list(needs.values()), Machine(web=False))
     assert (table["web"]["en"], table["web"]["zh"], table["offline"]["all"], table["runnable"]["all"]) == (1, 1, 3, 2)
 
