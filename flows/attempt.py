@@ -34,6 +34,7 @@ from clawmark.attempts.patch_stages import PATCH_STAGES
 from clawmark.attempts.stages import Stage, retryable, run_stages
 from clawmark.results import AttemptRow, ResultStore
 from clawmark.sweeps import Cell, SweepPlan
+from clawmark.sweeps.preflight import refuse_unrunnable
 
 
 class _ThreadTimeoutNotice(logging.Filter):
@@ -78,6 +79,7 @@ def run_attempt(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -
     if cell.track == "closed_loop":
         state = open_closed_loop_attempt(plan.tasks[cell.instance_id], cell.claw, cell.model, cell.seed, store,
                                          spec.sweep_id, gateway, config=spec.closed_loop.attempt)
+        refuse_unrunnable(state)  # missing content: a task_unrunnable row, nothing provisioned
         return run_stages(state, CLOSED_LOOP_STAGES, call=as_task)
     state = open_patch_attempt(plan.instances[cell.instance_id], cell.claw, cell.model, cell.seed, store,
                                spec.sweep_id, gateway, config=spec.attempt)

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from clawmark.catalog.checks import load_checks
 from clawmark.catalog.errors import CatalogError, from_validation, read_yaml_mapping
 from clawmark.catalog.eval_rule import parse_eval_rule
+from clawmark.catalog.overlay import apply_overlay
 from clawmark.catalog.paths import PackageLimits, check_package_tree, require_exists, resolve_inside
 from clawmark.catalog.task import EVAL_RULE, ClosedLoopTask, ResolvedService, TaskSpec, parse_category
 
@@ -76,6 +77,7 @@ def load_tasks(root: str | Path, limits: PackageLimits | None = None) -> list[Cl
 def _load(file: Path, package: Path, layout: str, limits: PackageLimits | None) -> ClosedLoopTask:
     spec = _read_spec(file)
     _check_identity(spec, file, layout)
+    spec, hints = apply_overlay(spec, layout)
     require_exists(package, file, "task_id", "folder")
     check_package_tree(package, file, limits)
     language, capability = parse_category(spec.category, spec.task)
@@ -88,7 +90,7 @@ def _load(file: Path, package: Path, layout: str, limits: PackageLimits | None) 
         skill_dirs=_skills(spec, package, file, warnings), services=_services(spec, package, file),
         reference_files=references, pre_exec_scripts=_pre_exec(spec, package, file),
         privacy_vars=_privacy(package / ".privacy"), rubric=rubric,
-        checks=load_checks(package, rubric), warnings=rubric.warnings + warnings,
+        checks=load_checks(package, rubric), warnings=rubric.warnings + warnings, hints=hints,
     )
 
 
@@ -123,12 +125,6 @@ def _sources(spec: TaskSpec, package: Path, file: Path) -> Path | None:
             base = package if declared.startswith("sources/") else folder
             resolve_inside(package, declared, file, f"sources[{index}]", base)
     return folder if folder.is_dir() else None
-
-
-def missing_sources(task: ClosedLoopTask) -> list[str]:
-    """Declared sources that are neither a URL nor present in the package (worth a warning)."""
-    return [d for d in task.spec.sources if "://" not in d and not (
-        (task.package_dir / d).exists() if d.startswith("sources/") else (task.package_dir / "sources" / d).exists())]
 
 
 def _skills(spec: TaskSpec, package: Path, file: Path, warnings: list[str]) -> dict[str, Path]:

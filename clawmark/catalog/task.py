@@ -170,6 +170,8 @@ class ClosedLoopTask(BaseModel):
     checks: ChecksFile | None = Field(None, description="Hidden references/checks.yaml, if the task has one.")
     warnings: list[str] = Field(default_factory=list, description="What loaded but could not be extracted "
                                 "or found (rubric shape, absent skills), one `FILE: FIELD: ...` line each.")
+    hints: dict[str, str] = Field(default_factory=dict, description="Spec fields set by clawmark's overlay "
+                                  "for upstream tasks (catalog/overlay.py), with the reason of each.")
 
     @property
     def task_id(self) -> str:

@@ -9,9 +9,10 @@ from typing import Callable
 
 from pydantic import BaseModel, Field
 
+from clawmark.catalog.content import missing_content
 from clawmark.catalog.errors import CatalogError
 from clawmark.catalog.eval_rule import parse_eval_rule
-from clawmark.catalog.package import FOLDER_TASK_FILE, find_task_files, load_task, missing_sources
+from clawmark.catalog.package import FOLDER_TASK_FILE, find_task_files, load_task
 from clawmark.catalog.suite import INSTANCE_SUFFIXES, check_suite, index_catalog, read_suite
 from clawmark.catalog.swe import load_id_list, load_instances, load_languages
 
@@ -21,6 +22,10 @@ class ValidationReport(BaseModel):
     problems: list[str] = Field(default_factory=list, description="One `FILE: FIELD: expected ...` line each.")
     warnings: list[str] = Field(default_factory=list, description="Suspicious but loadable, e.g. unknown keys.")
     tasks: list[str] = Field(default_factory=list, description="One line per valid closed-loop task.")
+    strict: bool = Field(False, description="Missing content (LFS pointers, empty or mislabelled files) is a "
+                         "problem, not a warning.")
+    missing: dict[str, list[str]] = Field(default_factory=dict, description="Package paths of missing content "
+                                          "per task id.")
 
     @property
     def ok(self) -> bool:
@@ -28,11 +33,15 @@ class ValidationReport(BaseModel):
 
     def summary(self) -> str:
         parts = [f"{n} {kind}" for kind, n in sorted(self.counts.items())] or ["nothing"]
-        return ("valid: " if self.ok else f"{len(self.problems)} problem(s); valid: ") + ", ".join(parts)
+        inputs = sum(any(not p.startswith("references/") for p in paths) for paths in self.missing.values())
+        missing = (f"; missing content: {sum(map(len, self.missing.values()))} file(s) in {len(self.missing)} "
+                   f"task(s), {inputs} of them in the executor's inputs (fix: git lfs pull)") if self.missing else ""
+        return ("valid: " if self.ok else f"{len(self.problems)} problem(s); valid: ") + ", ".join(parts) + missing
 
 
-def validate_paths(paths: list[Path]) -> ValidationReport:
-    report = ValidationReport()
+def validate_paths(paths: list[Path], strict: bool = False) -> ValidationReport:
+    """`strict`: a task with missing content is a problem (exit 1), not a warning."""
+    report = ValidationReport(strict=strict)
     for path in paths:
         _guard(report, path, lambda: _validate(report, path))
     return report
@@ -96,8 +105,12 @@ def _count_loaded(report: ValidationReport, task) -> None:
     for key in task.spec.model_extra or {}:
         report.warnings.append(f"{task.task_file}: {key}: unknown task field (kept, not used)")
     report.warnings.extend(task.warnings)
-    for declared in missing_sources(task):
-        report.warnings.append(f"{task.task_file}: sources: {declared!r} is not in the package (informative only)")
+    problems = missing_content(task)
+    if problems:
+        report.missing[task.task_id] = [p.path for p in problems]
+        (report.problems if report.strict else report.warnings).extend(p.line(task.task_file) for p in problems)
+        if report.strict:
+            return
     report.counts["closed-loop tasks"] += 1
     report.tasks.append(task_line(task))
 

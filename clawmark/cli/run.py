@@ -80,6 +80,8 @@ def run(
             closed["web"] = {"mode": web or "live", "block": _web_rules(web_rules)}
         row = _run_closed_loop(task, claw, model, seed, store, sweep_id, budgets, closed)
         _print_row(row, as_json, CLOSED_LOOP_FIELDS)
+        if row.status == "task_unrunnable":
+            _fail(f"{task.task_id}: {row.error_message}")
         return
     row = _run_patch(instance, claw, model, seed, store, sweep_id, budgets)
     _print_row(row, as_json)
@@ -132,9 +134,14 @@ def _run_closed_loop(task: Any, claw: str, model: str, seed: int, store: Any, sw
                      budgets: dict[str, float], closed: dict[str, Any]) -> Any:
     from pydantic import ValidationError
 
-    from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, run_closed_loop_attempt
+    from clawmark.attempts.closed_loop import (ClosedLoopAttemptConfig, open_closed_loop_attempt,
+                                               run_closed_loop_attempt)
+    from clawmark.attempts.closed_loop_stages import CLOSED_LOOP_STAGES
+    from clawmark.attempts.stages import run_stages
+    from clawmark.catalog.content import missing_content
     from clawmark.catalog.errors import from_validation
     from clawmark.sweeps.gateway import sweep_gateway
+    from clawmark.sweeps.preflight import refuse_unrunnable
 
     try:
         config = ClosedLoopAttemptConfig(budgets=budgets, **closed)
@@ -142,6 +149,10 @@ def _run_closed_loop(task: Any, claw: str, model: str, seed: int, store: Any, sw
         field = str(exc.errors()[0]["loc"][0])
         expected = str(from_validation(Path("run"), exc)).split(": ", 2)[-1]  # "run: FIELD: expected ..."
         _fail(f"{OPTION_OF.get(field, field)}: {expected}")
+    if missing_content(task):  # refused before provisioning: no engine, no gateway, only its row
+        attempt = open_closed_loop_attempt(task, claw, model, seed, store, sweep_id, None, config=config)
+        refuse_unrunnable(attempt)
+        return run_stages(attempt, CLOSED_LOOP_STAGES)
     _engine_or_fail()
     with sweep_gateway() as server:
         return run_closed_loop_attempt(task, claw, model, seed, store, sweep_id, server, config=config)

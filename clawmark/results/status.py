@@ -37,6 +37,8 @@ class Status(StrEnum):
     GLOBAL_TIMEOUT = "global_timeout"
     EXECUTOR_INCOMPLETE = "executor_incomplete"
     PRE_EXEC_FAILED = "pre_exec_failed"
+    # refused before provisioning: the package lacks content (Git LFS pointers, empty rubric...)
+    TASK_UNRUNNABLE = "task_unrunnable"
     # patch outcomes (patch-tasks.md "Predictions and reports", "Evaluation")
     RESOLVED = "resolved"
     UNRESOLVED = "unresolved"
@@ -63,6 +65,7 @@ class ErrorKind(StrEnum):
     TIMEOUT = "timeout"  # a wall-clock budget ran out
     HARNESS = "harness"  # a bug in clawmark itself
     MISSING = "missing"  # no result exists (views only)
+    UNRUNNABLE = "unrunnable"  # the task package cannot run as checked out (fix the clone; never rerun as is)
 
 
 class Resolution(StrEnum):
@@ -82,6 +85,7 @@ CLOSED_LOOP_STATUSES: frozenset[Status] = _SHARED | {
     Status.GLOBAL_TIMEOUT,
     Status.EXECUTOR_INCOMPLETE,
     Status.PRE_EXEC_FAILED,
+    Status.TASK_UNRUNNABLE,
 }
 
 PATCH_STATUSES: frozenset[Status] = _SHARED | {
@@ -96,7 +100,8 @@ PATCH_STATUSES: frozenset[Status] = _SHARED | {
 VIEW_ONLY_STATUSES: frozenset[Status] = frozenset({Status.RUNNING, Status.MISSING})
 
 # The attempt produced no fair measurement: passed/resolved stay null, score stays NaN.
-ERROR_STATUSES: frozenset[Status] = _SHARED | {Status.PRE_EXEC_FAILED, Status.EVAL_ERROR}
+# task_unrunnable is one of them: refused before provisioning, it measured nothing and no denominator counts it.
+ERROR_STATUSES: frozenset[Status] = _SHARED | {Status.PRE_EXEC_FAILED, Status.EVAL_ERROR, Status.TASK_UNRUNNABLE}
 
 # Statuses that are a success by themselves. Patch: every other non-error status is a measured
 # failure. Closed-loop: `passed` is the best score against the threshold (closed-loop.md), so a
@@ -115,6 +120,7 @@ DEFAULT_ERROR_KIND: dict[Status, ErrorKind] = {
     Status.BUDGET_EXHAUSTED: ErrorKind.BUDGET,
     Status.GLOBAL_TIMEOUT: ErrorKind.TIMEOUT,
     Status.PRE_EXEC_FAILED: ErrorKind.INFRA,
+    Status.TASK_UNRUNNABLE: ErrorKind.UNRUNNABLE,
     Status.EVAL_ERROR: ErrorKind.HARNESS,
     Status.RATE_LIMIT: ErrorKind.INFRA,
     Status.INFRA_ERROR: ErrorKind.INFRA,

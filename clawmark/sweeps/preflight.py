@@ -87,3 +87,27 @@ def _existing(path: Path) -> Path:
     while not path.exists() and path != path.parent:
         path = path.parent
     return path
+
+
+def refuse_unrunnable(attempt) -> bool:
+    """Before a closed-loop attempt provisions anything: a task whose package lacks content (Git
+    LFS pointers, an empty rubric, a declared source that is absent) ends as `task_unrunnable`,
+    an error row no denominator counts, naming the files and the fix. True when refused."""
+    from clawmark.attempts.closed_loop_outcome import LoopOutcome
+    from clawmark.catalog.content import missing_content
+    from clawmark.results.status import ErrorKind, Status
+
+    problems = missing_content(attempt.task)
+    if not problems:
+        return False
+    shown = "; ".join(f"{p.path}: {p.problem}" for p in problems[:5])
+    more = f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""
+    attempt.outcome = LoopOutcome(
+        status=Status.TASK_UNRUNNABLE, error_kind=ErrorKind.UNRUNNABLE, stop_reason="missing_content",
+        failure_reason="missing_content", threshold=attempt.threshold,
+        error_message=f"refused before provisioning: {len(problems)} file(s) of missing content: {shown}{more}; "
+                      f"fix: {problems[0].fix}")
+    attempt.layout.logs.mkdir(parents=True, exist_ok=True)
+    (attempt.layout.logs / "missing-content.txt").write_text("".join(
+        f"{p.path}\t{p.problem}\t{p.fix}\n" for p in problems))
+    return True

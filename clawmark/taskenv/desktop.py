@@ -9,18 +9,15 @@ nothing here runs unless `wants_desktop(task)` (`headed: true`, or `auto` with a
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from clawmark.catalog.gui import gui_need
 from clawmark.taskenv.errors import TaskEnvError
 
 DESKTOP_RECIPE = "desktop"
-# Skills that drive the display or the desktop's browser: ours (tasks_catalog/base_skills) and upstream's.
-GUI_SKILLS = frozenset({"desktop-control", "browser-control", "linux-gui-control", "agent-browser-control"})
-GUI_SERVICE = re.compile(r"(?i)(^|[-_.])(gui|desktop|x11|vnc)([-_.]|$)")
 DISPLAY = ":99"
 NOVNC_PORT = 6080
 # reconnect: a viewer whose first connection fails (a loaded machine) tries again instead of
@@ -62,24 +59,6 @@ def wants_desktop(task) -> bool:
     """`headed: true` always, `false` never, `auto` when the task declares a GUI need."""
     headed = task.spec.headed
     return headed is True or (headed == "auto" and gui_need(task) is not None)
-
-
-def gui_need(task) -> str | None:
-    """What in the task asks for a display, or None. Upstream's runtime always has one, and its
-    format has no field for it, so the need is read off what a task does declare: clawmark's own
-    `gui: true|false` (wins; checked at catalog load), a screen recording, a skill that drives the GUI or the browser, or a
-    service whose name sets up a GUI app (`libreoffice-gui-setup`, the way upstream's GUI tasks
-    name theirs)."""
-    spec = task.spec
-    if spec.gui is not None:  # a boolean: the catalog refuses any other value at load
-        return "gui: true" if spec.gui else None
-    if spec.recording != "none":
-        return f"recording: {spec.recording}"
-    skills = sorted({name.removeprefix("skills/").strip("/") for name in spec.skills} & GUI_SKILLS)
-    if skills:
-        return f"skill {skills[0]}"
-    named = [s.name for s in spec.services if GUI_SERVICE.search(s.name)]
-    return f"service {named[0]}" if named else None
 
 
 def start_desktop(sandbox, browser: bool = False, timeout_s: float = 120) -> Desktop:

@@ -97,7 +97,7 @@ def test_unknown_task_keys_are_warnings_not_failures(tmp_path: Path) -> None:
     package = make_task(tmp_path, spec={"sucess_threshold": 0.9, "sources": ["gone.csv"]})
     result = runner.invoke(app, ["catalog", "validate", str(package)])
     assert result.exit_code == 0
-    assert "sources: 'gone.csv' is not in the package" in result.stderr
+    assert "missing content: sources/gone.csv: declared in `sources:` but not in the package" in result.stderr
     assert f"warning: {(package / 'task.yaml').resolve()}: sucess_threshold: unknown task field" in result.stderr
 
 
