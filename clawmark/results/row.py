@@ -122,6 +122,8 @@ class AttemptRow(BaseModel):
     usage_mismatch: str | None = Field(None, description="How the claw's own usage disagrees with the gateway ledger; null when it agrees or reports none.")
     web_hits: NonNegativeInt | None = Field(None, description="Web replay: requests served from the task's web archive; null when the web proxy was off.")
     web_misses: NonNegativeInt | None = Field(None, description="Web replay: requests not in the archive (refused, or fetched live in replay-or-live).")
+    imported_from: str | None = Field(None, description="Set on rows imported from a published table (source, commit, file "
+                                      "hash); their `passed` is the source's verdict, not re-derived from a threshold.")
 
     @classmethod
     def from_usage(cls, usage_summary: Mapping[str, Any], **fields: Any) -> Self:
@@ -173,6 +175,14 @@ class AttemptRow(BaseModel):
             self.error_kind = DEFAULT_ERROR_KIND[self.status]
 
     def _derive_outcome(self) -> None:
+        if self.imported_from is not None and self.passed is not None and not is_error(self.status):
+            # A published verdict stands as published (thresholds are not always published), but a
+            # "pass" label on a failed row (upstream defect 2) is refused: the importer must relabel it.
+            if self.status is Status.PASS and not self.passed:
+                raise RowInvalid("status pass with passed=False")
+            if self.track is Track.PATCH and self.resolved is None:
+                self.resolved = self.passed
+            return
         expected = self._expected_passed()
         if self.passed is None:
             self.passed = expected

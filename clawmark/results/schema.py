@@ -80,6 +80,7 @@ _PROVENANCE = [
     ("usage_mismatch", pa.string()),
     ("web_hits", pa.int64()),
     ("web_misses", pa.int64()),
+    ("imported_from", pa.string()),
 ]
 
 RESULTS_SCHEMA: pa.Schema = pa.schema(
