@@ -52,13 +52,16 @@ def _effects(cell_means: np.ndarray) -> np.ndarray:
 def harness_model_effects(frame: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(effects table: effect, pp, ci_low_pp, ci_high_pp, statement; cell table: claw, model, pass_at_1,
     harness_effect, model_effect, interaction). Both empty when the sweep has no crossed grid."""
-    grid = crossed_grid(frame)
+    grid, none = crossed_grid(frame), (pd.DataFrame(columns=["effect", "pp", "ci_low_pp", "ci_high_pp", "statement"]),
+                                       pd.DataFrame())
     if grid is None:
-        return pd.DataFrame(columns=["effect", "pp", "ci_low_pp", "ci_high_pp", "statement"]), pd.DataFrame()
+        return none
     claws, models = grid
     sub = frame[frame["claw"].astype(str).isin(claws) & frame["model"].astype(str).isin(models)]
     rates, _, groups = task_matrices(sub.assign(claw=sub["claw"].astype(str), model=sub["model"].astype(str)), ("claw", "model"))
     rates = rates[:, ~np.isnan(rates).any(axis=0)]  # tasks every cell measured
+    if rates.shape[1] == 0:  # e.g. an imported leaderboard: no task is shared, nothing is crossed
+        return none
     order = [list(zip(groups["claw"], groups["model"])).index((c, m)) for c in claws for m in models]
     rates = rates[order]
     point_cells = rates.mean(axis=1).reshape(len(claws), len(models))
