@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 import clawmark
+from analysis.pareto import pareto_front
 from analysis.report import plots
 from analysis.report.html import render, table_html
 from analysis.report.tables import ReportTables, round_floats, summarise
@@ -20,7 +21,7 @@ LEADERBOARD_COLUMNS = ["rank", "claw", "model", "pass_at_1", "ci_low", "ci_high"
                        "front_share"]
 
 
-OPTIONAL_SECTIONS = ("heatmap", "followup", "baselines", "harness_model", "followup_effect", "followups")
+OPTIONAL_SECTIONS = ("pareto-none", "heatmap", "followup", "baselines", "harness_model", "followup_effect", "followups")
 
 
 def build_report(frame: pd.DataFrame, out_dir: str | Path, *, title: str = "clawmark report",
@@ -59,10 +60,10 @@ def leaderboard_view(board: pd.DataFrame) -> pd.DataFrame:
                          "rank range": [_span(lo, hi, "{:.0f}") for lo, hi in zip(board["rank_low"], board["rank_high"])],
                          "P(first)": board["p_first"].round(2)})
     for column, title in (("mean_cost", "cost / attempt $"), ("total_cost", "total cost $"),
-                          ("mean_tokens", "tokens / attempt"), ("tasks", "tasks"), ("errors", "errors"),
+                          ("mean_tokens", "M tokens / attempt"), ("tasks", "tasks"), ("errors", "errors"),
                           ("on_front", "on front")):
         if column in board:
-            view[title] = board[column].to_numpy()
+            view[title] = (board[column] / 1e6).round(3).to_numpy() if column == "mean_tokens" else board[column].to_numpy()
     return view
 
 
@@ -96,8 +97,10 @@ def _figure(name: str, fig, folder: Path) -> str | None:
 def _sections(t: ReportTables, folder: Path) -> list[dict[str, Any]]:
     board = t.leaderboard[[c for c in LEADERBOARD_COLUMNS if c in t.leaderboard.columns]]
     effects = t.extra.get("harness_model_effects", pd.DataFrame())
-    capability = t.breakdowns["capability"]
-    heat_dim, heat = ("capability", capability) if len(capability) else ("language", t.breakdowns["language"])
+    heat_dim, heat = next(((dim, t.breakdowns[dim]) for dim in ("capability_language", "capability", "language")
+                           if len(t.breakdowns.get(dim, ()))), ("language", t.breakdowns["language"]))
+    priced = t.front if len(t.front) else None
+    token_front = pareto_front(t.leaderboard, cost="mean_tokens") if priced is None and len(t.leaderboard) else None
     specs = [
         ("leaderboard", "Leaderboard", plots.leaderboard(t.leaderboard), leaderboard_view(board),
          "pass@1 with 95% task-bootstrap intervals; rank interval and P(first) from the same paired bootstrap. "
@@ -107,10 +110,13 @@ def _sections(t: ReportTables, folder: Path) -> list[dict[str, Any]]:
          "ranked and never sit on the front."),
         ("harness_model", "Harness vs model", None, t.extra.get("harness_model_cells"),
          " ".join(effects["statement"]) if len(effects) else None),
-        ("pareto", "Cost–accuracy Pareto front", plots.cost_accuracy(t.leaderboard, t.front), t.front[[c for c in board.columns if c in t.front.columns]],
+        ("pareto" if priced is not None else "pareto-none", "Cost–accuracy Pareto front", plots.cost_accuracy(t.leaderboard, t.front), t.front[[c for c in board.columns if c in t.front.columns]],
          "A configuration is on the front when no other is both cheaper (or equal) and at least as accurate. front_share: share of bootstrap draws in which it is on the front."),
-        ("tokens", "Tokens–accuracy", plots.tokens_accuracy(t.leaderboard), None, "Mean tokens (input + output, every role) per attempt."),
-        ("heatmap", f"pass@1 by {heat_dim}", plots.heatmap(heat, heat_dim), heat, None),
+        ("tokens", "Tokens–accuracy", plots.tokens_accuracy(t.leaderboard, token_front), token_front,
+         "Mean tokens (input + output, every role) per attempt over the rows that collected them."
+         + (" No attempt has a cost, so the front is drawn on tokens: no other configuration uses fewer or as "
+            "many tokens and is at least as accurate." if token_front is not None else "")),
+        ("heatmap", f"pass@1 by {heat_dim.replace('_', ' × ')}", plots.heatmap(heat, heat_dim), heat, None),
         ("followup", "Pass rate by follow-up turn", plots.followup(t.followup), t.scores,
          "Closed-loop rows: pass rate had the loop stopped after turn t; table: mean best score and the turn the best score came from."),
         ("followup_effect", "What follow-ups buy", None, t.extra.get("followup_effect"),

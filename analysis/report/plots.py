@@ -97,8 +97,8 @@ def cost_accuracy(points: pd.DataFrame, front: pd.DataFrame) -> Figure | None:
     return _scatter_front(points, "mean_cost", "mean cost per attempt (USD)", front)
 
 
-def tokens_accuracy(points: pd.DataFrame) -> Figure | None:
-    return _scatter_front(points, "mean_tokens", "mean tokens per attempt (all roles)", None)
+def tokens_accuracy(points: pd.DataFrame, front: pd.DataFrame | None = None) -> Figure | None:
+    return _scatter_front(points, "mean_tokens", "mean tokens per attempt (all roles)", front)
 
 
 def heatmap(table: pd.DataFrame, dimension: str) -> Figure | None:

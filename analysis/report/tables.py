@@ -19,6 +19,7 @@ from analysis.usage import cost_summary, tokens_per_role
 from clawmark.results.usage import ROLES
 
 BASELINE_CLAWS = ("oracle", "nop")
+CAPABILITY_LANGUAGE = "capability_language"
 
 
 @dataclass
@@ -56,11 +57,18 @@ def summarise(frame: pd.DataFrame, expected: pd.DataFrame | None = None, *, n_bo
              "harness_model_effects": effects, "harness_model_cells": cells}
     return ReportTables(
         leaderboard=points, front=front,
-        breakdowns={dim: breakdown(frame, dim, n_boot=n_boot, seed=seed) for dim in ("capability", "language", "category", "track")},
+        breakdowns={dim: breakdown(with_capability_language(frame), dim, n_boot=n_boot, seed=seed)
+                    for dim in ("capability", "language", CAPABILITY_LANGUAGE, "category", "track")},
         followup=followup_gain(frame), scores=score_summary(frame), roles=tokens_per_role(frame),
         statuses=status_counts(counted) if len(counted) else pd.DataFrame(),
         failures=_failure_reasons(frame), comparisons=all_pairs(frame, n_boot=n_boot, seed=seed),
         leaks=_leaks(frame), extra=extra)
+
+
+def with_capability_language(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with a `capability · language` column (null unless both are known)."""
+    both = frame["capability"].astype("string") + " · " + frame["language"].astype("string")
+    return frame.assign(**{CAPABILITY_LANGUAGE: both})
 
 
 def split_baselines(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
