@@ -1,14 +1,20 @@
 """A Lite subset of a closed-loop table, stratified by capability × language, and how well it stands
 in for the full set on setups (claw × model columns) it never saw.
 
-Selection reuses the patch-track search (`analysis.lite.select_lite`: random restarts improved by
-within-stratum swaps minimising rate gap + rank flips + log-cost gap) with one quota per
-capability × language stratum. Validation, both reported:
+Selection minimises the patch track's objective (`analysis.lite.objective`: rate gap + share of
+setup pairs whose order flips; closed-loop tables rarely have cost) with one quota per
+capability × language stratum, by steepest descent over within-stratum swaps from random starts:
+every step scores all swaps at once from running column sums (the published table has no
+missing cell, so a subset's rates are sums over its tasks). Validation, both reported:
 - leave-one-model-out: for each model, choose the subset without that model's setups, then score
   those setups on it; every setup gets a Lite rate from a subset that never saw it, and the
   held-out Lite rates are compared with the full rates (Kendall τ-b, |gap| in points);
 - fixed split: setups ordered by full pass rate, every other one held out (the 2nd, 4th, …);
   choose on the rest, compare on the held-out half.
+No subset can predict the part of a held-out setup's per-task outcomes that the seen setups do not
+explain linearly; `gap_floor_pp` is that part's standard deviation over a subset of this size
+(least squares on the other models' setups, finite-population corrected), averaged over setups —
+the held-out |gap| any selection should expect.
 """
 
 from __future__ import annotations
@@ -16,11 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 
 import pandas as pd
 
 from analysis.compare import kendall_tau_b
-from analysis.lite import calibration_matrices, select_lite
+from analysis.lite import calibration_matrices
 
 
 @dataclass(frozen=True)
@@ -41,12 +49,13 @@ class ClosedLoopLite:
     in_sample: Fit
     leave_one_model_out: Fit
     fixed_split: Fit
+    gap_floor_pp: float
 
     def as_json(self) -> dict:
         held = self.leave_one_model_out
         return {"size": len(self.task_ids), "tasks": self.task_ids, "tasks_full": self.tasks_full,
                 "tau_b_heldout": held.tau_b, "mean_abs_gap_pp": held.mean_abs_gap_pp,
-                "max_abs_gap_pp": held.max_abs_gap_pp, "strata": self.strata,
+                "max_abs_gap_pp": held.max_abs_gap_pp, "gap_floor_pp": self.gap_floor_pp, "strata": self.strata,
                 "validation": {"leave_one_model_out": asdict(held), "fixed_split": asdict(self.fixed_split),
                                "in_sample": asdict(self.in_sample)}}
 
@@ -56,6 +65,7 @@ class ClosedLoopLite:
                           ("held out, fixed split", self.fixed_split), ("in sample", self.in_sample)):
             lines.append(f"{name}: τ-b {fit.tau_b:.3f} over {fit.setups} setups · mean |gap| {fit.mean_abs_gap_pp:.2f} pp"
                          f" · max |gap| {fit.max_abs_gap_pp:.2f} pp")
+        lines.append(f"held-out gap floor: sd {self.gap_floor_pp:.2f} pp of what the seen setups cannot predict")
         return lines
 
 
@@ -89,7 +99,8 @@ def select_closed_loop(frame: pd.DataFrame, *, size: int, seed: int = 0, restart
     full = rates.mean(axis=0)
 
     def choose(columns: Sequence[str]) -> list[str]:
-        return select_lite(rates[list(columns)], costs[list(columns)], strata, quotas, restarts=restarts, seed=seed).task_ids
+        mask = steepest_swaps(rates[list(columns)].to_numpy(float), strata.to_numpy(), quotas, restarts=restarts, seed=seed)
+        return sorted(map(str, rates.index[mask]))
 
     chosen = choose(rates.columns)
     models = frame.groupby(frame[["claw", "model"]].astype(str).agg(" × ".join, axis=1))["model"].first().astype(str)
@@ -102,7 +113,59 @@ def select_closed_loop(frame: pd.DataFrame, *, size: int, seed: int = 0, restart
     test, train = ordered[1::2], ordered[0::2]
     split_lite = rates.loc[choose(train), test].mean(axis=0)
     return ClosedLoopLite(chosen, len(rates), quotas, fit(full, rates.loc[chosen].mean(axis=0)),
-                          fit(full, held), fit(full[test], split_lite))
+                          fit(full, held), fit(full[test], split_lite), gap_floor(rates, models, size))
+
+
+def gap_floor(rates: pd.DataFrame, models: pd.Series, size: int) -> float:
+    """Mean over setups of the sd of a `size`-task subset mean of what the other models' setups do
+    not predict (least-squares residual of the setup's task outcomes)."""
+    values, owner = rates.to_numpy(float), models.reindex(rates.columns).to_numpy()
+    n, spreads = len(values), []
+    for j in range(values.shape[1]):
+        design = np.c_[np.ones(n), values[:, owner != owner[j]]]
+        coef, *_ = np.linalg.lstsq(design, values[:, j], rcond=None)
+        spreads.append((values[:, j] - design @ coef).std())
+    return float(np.mean(spreads) * np.sqrt(max(1 / size - 1 / n, 0.0)) * 100)
+
+
+def _score(sums: np.ndarray, size: int, full: np.ndarray) -> np.ndarray:
+    """…×S subset column sums → … objective: mean |rate gap| + share of setup pairs that flip."""
+    lite = sums / size
+    gap = np.abs(lite - full).mean(axis=-1)
+    upper = np.triu_indices(len(full), k=1)
+    order = np.sign(full[:, None] - full[None, :])[upper]
+    flips = (np.sign(lite[..., :, None] - lite[..., None, :])[..., upper[0], upper[1]] * order < 0).mean(axis=-1)
+    return gap + flips
+
+
+def steepest_swaps(rates: np.ndarray, strata: np.ndarray, quotas: dict[str, int], *, restarts: int, seed: int,
+                   max_steps: int = 400) -> np.ndarray:
+    """Boolean task mask: per restart, a random start meeting the quotas, then the best
+    within-stratum swap (all scored at once) until none improves; the best restart wins."""
+    rng, full, size = np.random.default_rng(seed), rates.mean(axis=0), sum(quotas.values())
+    members = {name: np.flatnonzero(strata == name) for name in quotas}
+    best_mask, best = None, np.inf
+    for _ in range(restarts):
+        mask = np.zeros(len(rates), dtype=bool)
+        for name, k in quotas.items():
+            mask[rng.choice(members[name], size=k, replace=False)] = True
+        sums, score = rates[mask].sum(axis=0), _score(rates[mask].sum(axis=0), size, full)
+        for _ in range(max_steps):
+            outs, ins = [], []
+            for group in members.values():
+                inside, outside = group[mask[group]], group[~mask[group]]
+                outs.append(np.repeat(inside, len(outside)))
+                ins.append(np.tile(outside, len(inside)))
+            out, into = np.concatenate(outs), np.concatenate(ins)
+            trial = _score(sums - rates[out] + rates[into], size, full)
+            pick = int(np.argmin(trial))
+            if trial[pick] >= score - 1e-12:
+                break
+            mask[out[pick]], mask[into[pick]] = False, True
+            sums, score = sums - rates[out[pick]] + rates[into[pick]], trial[pick]
+        if score < best:
+            best_mask, best = mask.copy(), score
+    return best_mask
 
 
 def calibration_rows(rows: pd.DataFrame) -> pd.DataFrame:

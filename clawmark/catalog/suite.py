@@ -27,6 +27,8 @@ class Suite(BaseModel):
     tasks: list[str] = Field(min_length=1, description="Task or instance ids, run in this order.")
     instances: Path | None = Field(None, description="Extra instance file for patch ids, relative to the suite file.")
     file: Path | None = Field(None, description="Where the suite was read from (set by the loader).")
+    upstream: str | None = Field(None, description="Task tree the ids belong to when it is not bundled (e.g. "
+                                 "UniClawBench's repository): the ids are then not looked up in this catalog.")
 
     @field_validator("tasks")
     @classmethod
@@ -106,6 +108,8 @@ def index_catalog(catalog_dir: Path, suite: Suite | None = None) -> CatalogIndex
 
 def check_suite(suite: Suite, index: CatalogIndex) -> None:
     """UnknownTask naming the first id the suite's track cannot find."""
+    if suite.upstream:
+        return  # ids of a task tree this catalog does not bundle (a Lite subset of UniClawBench)
     known = {"closed_loop": index.closed_loop, "patch": index.patch,
              "mixed": index.closed_loop | index.patch}[suite.track]
     for position, task_id in enumerate(suite.tasks):
