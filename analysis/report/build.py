@@ -21,7 +21,7 @@ LEADERBOARD_COLUMNS = ["rank", "claw", "model", "pass_at_1", "ci_low", "ci_high"
                        "front_share"]
 
 
-OPTIONAL_SECTIONS = ("pareto-none", "heatmap", "followup", "baselines", "harness_model", "followup_effect", "followups")
+OPTIONAL_SECTIONS = ("pareto-none", "tokens", "heatmap", "followup", "baselines", "harness_model", "followup_effect", "followups")
 
 
 def build_report(frame: pd.DataFrame, out_dir: str | Path, *, title: str = "clawmark report",
@@ -49,7 +49,7 @@ def display_model(name: object) -> object:
     return re.sub(r"[-_/.]?\{task_id\}", "", name) if isinstance(name, str) else name
 
 
-def leaderboard_view(board: pd.DataFrame) -> pd.DataFrame:
+def leaderboard_view(board: pd.DataFrame, *, front: bool = False) -> pd.DataFrame:
     """The page's leaderboard: intervals folded into one column each so it fits the page with the
     cost columns in view (every column stays in tables/leaderboard.csv)."""
     if board.empty:
@@ -61,7 +61,7 @@ def leaderboard_view(board: pd.DataFrame) -> pd.DataFrame:
                          "P(first)": board["p_first"].round(2)})
     for column, title in (("mean_cost", "cost / attempt $"), ("total_cost", "total cost $"),
                           ("mean_tokens", "M tokens / attempt"), ("tasks", "tasks"), ("errors", "errors"),
-                          ("on_front", "on front")):
+                          *((("front_share", "front share"),) if front else (("on_front", "on front"),))):
         if column in board:
             view[title] = (board[column] / 1e6).round(3).to_numpy() if column == "mean_tokens" else board[column].to_numpy()
     return view
@@ -110,9 +110,10 @@ def _sections(t: ReportTables, folder: Path) -> list[dict[str, Any]]:
          "ranked and never sit on the front."),
         ("harness_model", "Harness vs model", None, t.extra.get("harness_model_cells"),
          " ".join(effects["statement"]) if len(effects) else None),
-        ("pareto" if priced is not None else "pareto-none", "Cost–accuracy Pareto front", plots.cost_accuracy(t.leaderboard, t.front), t.front[[c for c in board.columns if c in t.front.columns]],
+        ("pareto" if priced is not None else "pareto-none", "Cost–accuracy Pareto front", plots.cost_accuracy(t.leaderboard, t.front), leaderboard_view(t.front, front=True),
          "A configuration is on the front when no other is both cheaper (or equal) and at least as accurate. front_share: share of bootstrap draws in which it is on the front."),
-        ("tokens", "Tokens–accuracy", plots.tokens_accuracy(t.leaderboard, token_front), token_front,
+        ("tokens", "Tokens–accuracy", plots.tokens_accuracy(t.leaderboard, token_front),
+         leaderboard_view(token_front, front=True).drop(columns="front share", errors="ignore") if token_front is not None else None,
          "Mean tokens (input + output, every role) per attempt over the rows that collected them."
          + (" No attempt has a cost, so the front is drawn on tokens: no other configuration uses fewer or as "
             "many tokens and is at least as accurate." if token_front is not None else "")),
