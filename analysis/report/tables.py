@@ -48,6 +48,7 @@ def summarise(frame: pd.DataFrame, expected: pd.DataFrame | None = None, *, n_bo
     """Every table of the report. `expected` (sweep_id, cell_key, claw, model, task_id) adds the
     cells that have no row as `missing` to the status counts; they never enter a rate."""
     counted = with_missing(frame, expected) if expected is not None else frame
+    every_row = frame  # failures and leaks are shown for every claw, baselines included
     frame, baselines = split_baselines(frame)
     points = _leaderboard(frame, n_boot=n_boot, seed=seed)
     front = points[points["on_front"]].sort_values("mean_cost") if len(points) else points
@@ -61,8 +62,8 @@ def summarise(frame: pd.DataFrame, expected: pd.DataFrame | None = None, *, n_bo
                     for dim in ("capability", "language", CAPABILITY_LANGUAGE, "category", "track")},
         followup=followup_gain(frame), scores=score_summary(frame), roles=tokens_per_role(frame),
         statuses=status_counts(counted) if len(counted) else pd.DataFrame(),
-        failures=_failure_reasons(frame), comparisons=all_pairs(frame, n_boot=n_boot, seed=seed),
-        leaks=_leaks(frame), extra=extra)
+        failures=_failure_reasons(every_row), comparisons=all_pairs(frame, n_boot=n_boot, seed=seed),
+        leaks=_leaks(every_row), extra=extra)
 
 
 def with_capability_language(frame: pd.DataFrame) -> pd.DataFrame:
