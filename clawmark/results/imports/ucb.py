@@ -12,7 +12,8 @@ What maps where (nothing else is set; cost stays NaN, the threshold is not publi
   defect 2 — becomes `fail` with failure_reason `published_pass_not_passed`);
   supervisionCycleCount → turns (judged executor turns); continuationCount → followups_used;
   a passed row that stopped on `pass` passed on its last judged turn (best_turn = turns − 1);
-  createdAt → finished_at. Without runs.json the status is pass / fail from `passed`.
+  createdAt → started_at and finished_at (no start is published). Without runs.json the status
+  is pass / fail from `passed` and the timestamps are the import's.
 """
 
 from __future__ import annotations
