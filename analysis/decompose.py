@@ -73,8 +73,10 @@ def harness_model_effects(frame: pd.DataFrame, *, n_boot: int = 1000, seed: int 
     effects = pd.DataFrame({"effect": ["harness", "model", "interaction"], "pp": point, "ci_low_pp": low,
                             "ci_high_pp": high, "tasks": rates.shape[1], "statement": sentences})
     interaction = point_cells - point_cells.mean() - harness[:, None] - model[None, :]
-    cells = pd.DataFrame([{"claw": c, "model": m, "pass_at_1": point_cells[i, j], "harness_effect": harness[i],
-                           "model_effect": model[j], "interaction": interaction[i, j]}
+    cell_low, cell_high = (v.reshape(len(claws), len(models)) for v in nan_interval(drawn.reshape(n_boot, -1)))
+    cells = pd.DataFrame([{"claw": c, "model": m, "pass_at_1": point_cells[i, j], "ci_low": cell_low[i, j],
+                           "ci_high": cell_high[i, j], "harness_effect": harness[i], "model_effect": model[j],
+                           "interaction": interaction[i, j]}
                           for i, c in enumerate(claws) for j, m in enumerate(models)])
     return effects, cells
 

@@ -24,6 +24,8 @@ def report_sweep(
     n_boot: int = typer.Option(1000, "--n-boot", min=100, help="Bootstrap draws for intervals and ranks."),
 ) -> None:
     """Write the self-contained HTML report of SWEEP_ID, its plots (PNG, SVG) and tables (Parquet, CSV)."""
+    import pandas as pd
+
     from analysis.report import build_report
     from clawmark.cli.sweep import _store  # the one parser of a --results store, shared with `clawmark sweep`
     from clawmark.results.pinning import pinned_config
@@ -39,6 +41,10 @@ def report_sweep(
     index = build_report(frame, folder, title=f"clawmark · sweep {sweep_id}", config=pinned_config(store, sweep_id),
                          expected=expected, n_boot=n_boot)
     typer.echo(f"report: {index}")
+    effects = index.parent / "tables" / "harness_model_effects.csv"
+    if effects.is_file():  # the decomposition's one sentence per effect, on a crossed grid
+        for statement in pd.read_csv(effects)["statement"]:
+            typer.echo(statement)
 
 
 def _expected_cells(spec_file: Path, store):
