@@ -74,3 +74,30 @@ def score_summary(frame: pd.DataFrame, by: Sequence[str] = GROUP) -> pd.DataFram
     shares = pd.crosstab([work[c] for c in by], work["best"], normalize="index")
     shares.columns = [f"best_turn_{int(c)}" for c in shares.columns]
     return summary.join(shares).reset_index()
+
+
+def followup_effect(frame: pd.DataFrame, by: Sequence[str] = GROUP) -> pd.DataFrame:
+    """Per group, over measured closed-loop rows with a known turn count: how many passed on the
+    first turn, how many got at least one follow-up (more than one judged turn) and how many of
+    those ended passed — the share a follow-up turned a fail into a pass."""
+    rows = _measured_closed_loop(frame)
+    rows = rows[rows["turns"].notna()]
+    if rows.empty:
+        return pd.DataFrame(columns=[*by, "rows", "passed_turn_1", "followed_up", "rescued", "rescue_rate"])
+    turns, passed = rows["turns"].astype(int), rows["passed"].astype(bool)
+    work = rows[list(by)].assign(rows=1, passed_turn_1=(passed & (turns <= 1)).astype(int),
+                                 followed_up=(turns > 1).astype(int), rescued=(passed & (turns > 1)).astype(int))
+    table = work.groupby(list(by), observed=True).sum().reset_index()
+    table["rescue_rate"] = table["rescued"] / table["followed_up"].where(table["followed_up"] > 0)
+    return table
+
+
+def pass_by_followups(frame: pd.DataFrame, by: Sequence[str] = GROUP) -> pd.DataFrame:
+    """Long table: per group and number of follow-ups used, the rows and their pass rate."""
+    rows = _measured_closed_loop(frame)
+    rows = rows[rows["followups_used"].notna()]
+    if rows.empty:
+        return pd.DataFrame(columns=[*by, "followups_used", "rows", "pass_rate"])
+    work = rows[list(by)].assign(followups_used=rows["followups_used"].astype(int), passed=rows["passed"].astype(float))
+    return (work.groupby([*by, "followups_used"], observed=True)["passed"].agg(rows="size", pass_rate="mean")
+            .reset_index())

@@ -83,11 +83,14 @@ def holm(p_values: Sequence[float]) -> list[float]:
 
 def all_pairs(frame: pd.DataFrame, by: Sequence[str] = GROUP, *, alpha: float = 0.05, n_boot: int = 2000,
               seed: int = 0) -> pd.DataFrame:
-    """Every pair of configurations, Holm-corrected; `significant` uses the adjusted p-value."""
+    """Every pair of configurations measured on at least one common task, Holm-corrected;
+    `significant` uses the adjusted p-value."""
     rates, configs = _rates(frame, by) if len(frame) else (np.zeros((0, 0)), [])
+    shared = ~np.isnan(rates)
     results = [{"a": " × ".join(map(str, configs[i])), "b": " × ".join(map(str, configs[j])),
                 **_compare_rates(rates[i], rates[j], n_boot=n_boot, seed=seed, alpha=alpha)}
-               for i, j in combinations(range(len(configs)), 2)]
+               for i, j in combinations(range(len(configs)), 2)
+               if (shared[i] & shared[j]).any()]  # no shared task (e.g. an imported leaderboard): no comparison
     table = pd.DataFrame(results, columns=None if results else ["a", "b", "p_value"])
     if results:
         table["p_holm"] = holm(table["p_value"].tolist())

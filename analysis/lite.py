@@ -12,6 +12,7 @@ by `calibration_matrices`. Everything is seeded: the same inputs and seed give t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -62,7 +63,8 @@ def objective(rates: np.ndarray, costs: np.ndarray, chosen: np.ndarray) -> tuple
     upper = np.triu_indices(len(full), k=1)
     flips = (np.sign(full[:, None] - full[None, :]) * np.sign(lite[:, None] - lite[None, :]))[upper] < 0
     flip_share = float(flips.mean()) if flips.size else 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # unpriced columns (all-NaN cost): no cost gap
         log_gap = np.abs(np.log(np.nanmean(costs[chosen], axis=0)) - np.log(np.nanmean(costs, axis=0)))
     log_cost_gap = float(np.nanmean(log_gap)) if np.isfinite(log_gap).any() else 0.0
     return rate_gap, flip_share, log_cost_gap

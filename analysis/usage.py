@@ -47,9 +47,14 @@ def cost_summary(frame: pd.DataFrame, by: Sequence[str] = GROUP) -> pd.DataFrame
     per_task = work.groupby([*by, "task_id"], observed=True).agg(cost=("cost", "mean"))
     cost_per_task = per_task.groupby(list(by), observed=True)["cost"].mean()
     sums = work.groupby(list(by), observed=True).agg(
-        input=("input", "sum"), cached=("cached", "sum"), wall=("wall", "mean"), turns=("turns", "mean"))
+        input=("input", _sum_known), cached=("cached", _sum_known), wall=("wall", "mean"), turns=("turns", "mean"))
     with np.errstate(invalid="ignore", divide="ignore"):
         hit = sums["cached"] / sums["input"].where(sums["input"] > 0)
     out = pd.DataFrame({"cost_per_task": cost_per_task, "cache_hit_rate": hit,
                         "mean_wall_s": sums["wall"], "mean_turns": sums["turns"]})
     return out.reset_index()
+
+
+def _sum_known(values: pd.Series) -> float:
+    """Sum of collected counts; NaN (not 0) when none was collected, so an unknown cache-hit rate is not 0."""
+    return values.sum(min_count=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pandas as pd
 
 import clawmark
 from analysis.agreement import agreement_section
+from analysis.pareto import pareto_front
 from analysis.report import plots
 from analysis.report.html import render, table_html
 from analysis.report.tables import ReportTables, round_floats, summarise
@@ -20,6 +22,10 @@ LEADERBOARD_COLUMNS = ["rank", "claw", "model", "pass_at_1", "ci_low", "ci_high"
                        "front_share"]
 
 
+OPTIONAL_SECTIONS = ("pareto-none", "tokens", "heatmap", "followup", "baselines", "harness_model", "followup_effect", "followups",
+                     "followup_leaks")
+
+
 def build_report(frame: pd.DataFrame, out_dir: str | Path, *, title: str = "clawmark report",
                  config: Any = None, expected: pd.DataFrame | None = None, n_boot: int = 1000,
                  seed: int = 0, judges: pd.DataFrame | None = None) -> Path:
@@ -27,6 +33,7 @@ def build_report(frame: pd.DataFrame, out_dir: str | Path, *, title: str = "claw
     rows of another judge of the same attempts (a re-judge sweep or its source) for the
     judge-agreement section."""
     out = Path(out_dir)
+    frame = frame.assign(model=frame["model"].map(display_model)) if len(frame) else frame
     for sub in ("plots", "tables"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     tables = summarise(frame, expected, n_boot=n_boot, seed=seed)
@@ -39,6 +46,34 @@ def build_report(frame: pd.DataFrame, out_dir: str | Path, *, title: str = "claw
     index = out / "index.html"
     index.write_text(render(title=title, sections=sections, facts=facts, config=config), encoding="utf-8")
     return index
+
+
+def display_model(name: object) -> object:
+    """A model name as a reader knows it: a per-task template (`scripted/demo-large-{task_id}`, one
+    cassette per task) names one model, so the placeholder and its joining dash go."""
+    return re.sub(r"[-_/.]?\{task_id\}", "", name) if isinstance(name, str) else name
+
+
+def leaderboard_view(board: pd.DataFrame, *, front: bool = False) -> pd.DataFrame:
+    """The page's leaderboard: intervals folded into one column each so it fits the page with the
+    cost columns in view (every column stays in tables/leaderboard.csv)."""
+    if board.empty:
+        return board
+    view = pd.DataFrame({"rank": board["rank"], "claw": board["claw"], "model": board["model"],
+                         "pass@1": board["pass_at_1"].round(3),
+                         "95% CI": [_span(lo, hi, "{:.3f}") for lo, hi in zip(board["ci_low"], board["ci_high"])],
+                         "rank range": [_span(lo, hi, "{:.0f}") for lo, hi in zip(board["rank_low"], board["rank_high"])],
+                         "P(first)": board["p_first"].round(2)})
+    for column, title in (("mean_cost", "cost / attempt $"), ("total_cost", "total cost $"),
+                          ("mean_tokens", "M tokens / attempt"), ("tasks", "tasks"), ("errors", "errors"),
+                          *((("front_share", "front share"),) if front else (("on_front", "on front"),))):
+        if column in board:
+            view[title] = (board[column] / 1e6).round(3).to_numpy() if column == "mean_tokens" else board[column].to_numpy()
+    return view
+
+
+def _span(low: float, high: float, fmt: str) -> str:
+    return "—" if pd.isna(low) or pd.isna(high) else f"{fmt.format(low)}–{fmt.format(high)}"
 
 
 def _save_tables(tables: ReportTables, folder: Path) -> None:
@@ -66,19 +101,37 @@ def _figure(name: str, fig, folder: Path) -> str | None:
 
 def _sections(t: ReportTables, folder: Path) -> list[dict[str, Any]]:
     board = t.leaderboard[[c for c in LEADERBOARD_COLUMNS if c in t.leaderboard.columns]]
-    capability = t.breakdowns["capability"]
-    heat_dim, heat = ("capability", capability) if len(capability) else ("language", t.breakdowns["language"])
+    effects = t.extra.get("harness_model_effects", pd.DataFrame())
+    heat_dim, heat = next(((dim, t.breakdowns[dim]) for dim in ("capability_language", "capability", "language")
+                           if len(t.breakdowns.get(dim, ()))), ("language", t.breakdowns["language"]))
+    priced = t.front if len(t.front) else None
+    token_front = pareto_front(t.leaderboard, cost="mean_tokens") if priced is None and len(t.leaderboard) else None
     specs = [
-        ("leaderboard", "Leaderboard", plots.leaderboard(t.leaderboard), board,
-         "pass@1 with 95% task-bootstrap intervals; rank interval and P(first) from the same paired bootstrap."),
-        ("pareto", "Cost–accuracy Pareto front", plots.cost_accuracy(t.leaderboard, t.front), t.front[[c for c in board.columns if c in t.front.columns]],
+        ("leaderboard", "Leaderboard", plots.leaderboard(t.leaderboard), leaderboard_view(board),
+         "pass@1 with 95% task-bootstrap intervals; rank interval and P(first) from the same paired bootstrap. "
+         "Every column: tables/leaderboard.csv."),
+        ("baselines", "Sanity baselines (oracle, nop)", None, t.extra.get("baselines"),
+         "The reference answer (oracle) and doing nothing (nop) check the harness and the judge; they are not "
+         "ranked and never sit on the front."),
+        ("harness_model", "Harness vs model", None, t.extra.get("harness_model_cells"),
+         " ".join(effects["statement"]) if len(effects) else None),
+        ("pareto" if priced is not None else "pareto-none", "Cost–accuracy Pareto front", plots.cost_accuracy(t.leaderboard, t.front), leaderboard_view(t.front, front=True),
          "A configuration is on the front when no other is both cheaper (or equal) and at least as accurate. front_share: share of bootstrap draws in which it is on the front."),
-        ("tokens", "Tokens–accuracy", plots.tokens_accuracy(t.leaderboard), None, "Mean tokens (input + output, every role) per attempt."),
-        ("heatmap", f"pass@1 by {heat_dim}", plots.heatmap(heat, heat_dim), heat, None),
+        ("tokens", "Tokens–accuracy", plots.tokens_accuracy(t.leaderboard, token_front),
+         leaderboard_view(token_front, front=True).drop(columns="front share", errors="ignore") if token_front is not None else None,
+         "Mean tokens (input + output, every role) per attempt over the rows that collected them."
+         + (" No attempt has a cost, so the front is drawn on tokens: no other configuration uses fewer or as "
+            "many tokens and is at least as accurate." if token_front is not None else "")),
+        ("heatmap", f"pass@1 by {heat_dim.replace('_', ' × ')}", plots.heatmap(heat, heat_dim), heat, None),
         ("followup", "Pass rate by follow-up turn", plots.followup(t.followup), t.scores,
          "Closed-loop rows: pass rate had the loop stopped after turn t; table: mean best score and the turn the best score came from."),
+        ("followup_effect", "What follow-ups buy", None, t.extra.get("followup_effect"),
+         "followed_up: rows judged on more than one turn; rescued: of those, rows that ended passed "
+         "(a follow-up turned a fail into a pass); rescue_rate = rescued / followed_up."),
+        ("followups", "Pass rate by number of follow-ups", None, t.extra.get("pass_by_followups"), None),
         ("roles", "Cost per role", plots.cost_per_role(t.roles), t.roles, "Mean tokens and USD per attempt of each role (executor, supervisor, user simulator)."),
-        ("errors", "Errors and missing cells", None, t.statuses, "Rows per status; error statuses and missing cells are never folded into fails."),
+        ("errors", "Final status, errors and missing cells", None, t.statuses,
+         "Rows per configuration and final status; error statuses and missing cells are never folded into fails."),
         ("failures", "Measured failures by reason", None, t.failures, "Patch-caused evaluation failures stay in every denominator."),
         ("comparisons", "Paired comparisons", None, t.comparisons, "Each pair on the tasks both measured; Holm-corrected p-values."),
         ("leaks", "Leak-audit flags", None, t.leaks, "Follow-ups that shared long n-grams, file names, check names or score numbers with the hidden material."),
@@ -90,7 +143,7 @@ def _sections(t: ReportTables, folder: Path) -> list[dict[str, Any]]:
     for sid, title, fig, table, note in specs:
         svg = _figure(sid, fig, folder)
         shown = table_html(round_floats(table)) if table is not None else None
-        if svg is None and table is not None and table.empty and sid in ("heatmap", "followup", "followup_leaks"):
+        if svg is None and (table is None or table.empty) and sid in OPTIONAL_SECTIONS:
             continue  # nothing of this kind in the sweep (e.g. a patch-only sweep has no follow-ups)
         sections.append({"id": sid, "title": title, "figure": svg, "table": shown, "note": note})
     return sections

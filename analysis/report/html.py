@@ -13,7 +13,7 @@ PAGE = """<!doctype html>
 <style>
 body{font-family:system-ui,"Noto Sans",sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 h1{font-size:1.5rem} h2{font-size:1.15rem;margin-top:2.2rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;font-size:.82rem;margin:.6rem 0} td,th{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}
+table{border-collapse:collapse;font-size:.78rem;margin:.6rem 0;max-width:100%} td,th{border:1px solid #ddd;padding:.2rem .35rem;text-align:right} th{white-space:normal} td{white-space:nowrap}
 th{background:#f4f4f4} td:first-child,th:first-child{text-align:left} figure{margin:1rem 0}
 figure svg{max-width:100%;height:auto} .note{color:#555;font-size:.85rem} .scroll{overflow-x:auto} pre{background:#f7f7f7;padding:.6rem;overflow:auto;font-size:.78rem}
 </style></head><body>

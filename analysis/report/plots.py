@@ -33,8 +33,14 @@ def leaderboard(points: pd.DataFrame) -> Figure | None:
         return None
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.2))
     y = np.arange(len(rows))
-    err = np.vstack([rows["pass_at_1"] - rows["ci_low"], rows["ci_high"] - rows["pass_at_1"]]).clip(min=0)
-    ax.barh(y, rows["pass_at_1"], xerr=err, color="#4C72B0", ecolor="#222", capsize=3)
+    ax.barh(y, rows["pass_at_1"], color="#4C72B0")
+    # An interval spanning all of [0, 1] (too few tasks) says nothing: written out, not drawn as a line.
+    empty = (rows["ci_low"] <= 0) & (rows["ci_high"] >= 1) | rows["ci_low"].isna()
+    shown = rows[~empty]
+    err = np.vstack([shown["pass_at_1"] - shown["ci_low"], shown["ci_high"] - shown["pass_at_1"]]).clip(min=0)
+    ax.errorbar(shown["pass_at_1"], y[~empty.to_numpy()], xerr=err, fmt="none", ecolor="#222", capsize=3)
+    for yi, value in zip(y[empty.to_numpy()], rows["pass_at_1"][empty]):
+        ax.text(value + 0.01, yi, "interval 0–1: too few tasks", va="center", fontsize=FONT_SIZE, color="#555")
     ax.set_yticks(y, label(rows))
     ax.set_xlim(0, 1)
     ax.set_xlabel("pass@1 (95% bootstrap CI over tasks)")
@@ -91,8 +97,8 @@ def cost_accuracy(points: pd.DataFrame, front: pd.DataFrame) -> Figure | None:
     return _scatter_front(points, "mean_cost", "mean cost per attempt (USD)", front)
 
 
-def tokens_accuracy(points: pd.DataFrame) -> Figure | None:
-    return _scatter_front(points, "mean_tokens", "mean tokens per attempt (all roles)", None)
+def tokens_accuracy(points: pd.DataFrame, front: pd.DataFrame | None = None) -> Figure | None:
+    return _scatter_front(points, "mean_tokens", "mean tokens per attempt (all roles)", front)
 
 
 def heatmap(table: pd.DataFrame, dimension: str) -> Figure | None:

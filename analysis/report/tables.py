@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analysis.breakdown import breakdown
-from analysis.closed_loop import followup_gain, score_summary
+from analysis.closed_loop import followup_effect, followup_gain, pass_by_followups, score_summary
 from analysis.compare import all_pairs
+from analysis.decompose import harness_model_effects
 from analysis.coverage import status_counts, with_missing
 from analysis.followup_leaks import followup_leak_table
 from analysis.metrics import GROUP, mean_score
@@ -17,6 +18,9 @@ from analysis.pareto import cost_accuracy, front_share, on_front
 from analysis.ranking import rank_stability
 from analysis.usage import cost_summary, tokens_per_role
 from clawmark.results.usage import ROLES
+
+BASELINE_CLAWS = ("oracle", "nop")
+CAPABILITY_LANGUAGE = "capability_language"
 
 
 @dataclass
@@ -44,16 +48,40 @@ def summarise(frame: pd.DataFrame, expected: pd.DataFrame | None = None, *, n_bo
               seed: int = 0) -> ReportTables:
     """Every table of the report. `expected` (sweep_id, cell_key, claw, model, task_id) adds the
     cells that have no row as `missing` to the status counts; they never enter a rate."""
+    counted = with_missing(frame, expected) if expected is not None else frame
+    every_row = frame  # failures and leaks are shown for every claw, baselines included
+    frame, baselines = split_baselines(frame)
     points = _leaderboard(frame, n_boot=n_boot, seed=seed)
     front = points[points["on_front"]].sort_values("mean_cost") if len(points) else points
-    counted = with_missing(frame, expected) if expected is not None else frame
+    effects, cells = harness_model_effects(frame, n_boot=n_boot, seed=seed)
+    extra = {"baselines": cost_accuracy(baselines, n_boot=n_boot, seed=seed) if len(baselines) else pd.DataFrame(),
+             "followup_effect": followup_effect(frame), "pass_by_followups": pass_by_followups(frame),
+             "harness_model_effects": effects, "harness_model_cells": cells,
+             "followup_leaks": followup_leak_table(every_row)}
     return ReportTables(
         leaderboard=points, front=front,
-        breakdowns={dim: breakdown(frame, dim, n_boot=n_boot, seed=seed) for dim in ("capability", "language", "category", "track")},
+        breakdowns={dim: breakdown(with_capability_language(frame), dim, n_boot=n_boot, seed=seed)
+                    for dim in ("capability", "language", CAPABILITY_LANGUAGE, "category", "track")},
         followup=followup_gain(frame), scores=score_summary(frame), roles=tokens_per_role(frame),
         statuses=status_counts(counted) if len(counted) else pd.DataFrame(),
-        failures=_failure_reasons(frame), comparisons=all_pairs(frame, n_boot=n_boot, seed=seed),
-        leaks=_leaks(frame), extra={"followup_leaks": followup_leak_table(frame)})
+        failures=_failure_reasons(every_row), comparisons=all_pairs(frame, n_boot=n_boot, seed=seed),
+        leaks=_leaks(every_row), extra=extra)
+
+
+def with_capability_language(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with a `capability · language` column (null unless both are known)."""
+    both = frame["capability"].astype("string") + " · " + frame["language"].astype("string")
+    return frame.assign(**{CAPABILITY_LANGUAGE: both})
+
+
+def split_baselines(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(rows of real claws, rows of the sanity baselines). The baselines (oracle: the reference
+    answer, nop: nothing) check the harness, not a claw: they stay out of the leaderboard, the
+    front and the comparisons. A sweep of baselines only keeps them (there is nothing else)."""
+    is_baseline = frame["claw"].isin(BASELINE_CLAWS) if len(frame) else pd.Series(dtype=bool)
+    if not len(frame) or is_baseline.all():
+        return frame, frame.iloc[0:0]
+    return frame[~is_baseline], frame[is_baseline]
 
 
 def _leaderboard(frame: pd.DataFrame, *, n_boot: int, seed: int) -> pd.DataFrame:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from clawmark.cli import audit, catalog, claws, demo, doctor, gateway, images, rejudge, report, run, server, show, swe, sweep
+from clawmark.cli import audit, catalog, claws, demo, doctor, gateway, images, imports, rejudge, report, run, server, show, swe, sweep
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Benchmark agent harnesses (claws) × models on closed-loop and patch tasks, with cost as an axis.")
 app.add_typer(images.app, name="images", help="Build, list and prune clawmark's Docker images.")
@@ -19,6 +19,7 @@ app.add_typer(swe.app, name="swe", help="Patch tasks: evaluate predictions, grad
 app.add_typer(sweep.app, name="sweep", help="Run a sweep (claws × models × tasks × seeds) with live progress; show its status.")
 app.add_typer(server.app, name="server", help="A local Prefect server (SQLite or PostgreSQL) for deployments, workers and the UI.")
 app.add_typer(report.app, name="report", help="The HTML report of a sweep; Pareto fronts of results or a leaderboard.")
+app.add_typer(imports.app, name="import", help="Import published result tables (UniClawBench, Claw-SWE-Bench) as marked rows.")
 app.add_typer(report.lite_app, name="lite", help="Pick a Lite task subset that ranks like the full set.")
 app.command("demo")(demo.demo)
 app.command("doctor")(doctor.doctor)

@@ -27,6 +27,8 @@ def report_sweep(
                                              "(default: the re-judge pair the store records)."),
 ) -> None:
     """Write the self-contained HTML report of SWEEP_ID, its plots (PNG, SVG) and tables (Parquet, CSV)."""
+    import pandas as pd
+
     from analysis.report import build_report
     from clawmark.cli.sweep import _store  # the one parser of a --results store, shared with `clawmark sweep`
     from clawmark.results.pinning import pinned_config
@@ -42,6 +44,10 @@ def report_sweep(
     index = build_report(frame, folder, title=f"clawmark · sweep {sweep_id}", config=pinned_config(store, sweep_id),
                          expected=expected, n_boot=n_boot, judges=_judges(store, sweep_id, compare_judges))
     typer.echo(f"report: {index}")
+    effects = index.parent / "tables" / "harness_model_effects.csv"
+    if effects.is_file():  # the decomposition's one sentence per effect, on a crossed grid
+        for statement in pd.read_csv(effects)["statement"]:
+            typer.echo(statement)
 
 
 def _judges(store, sweep_id: str, named: list[str]):
@@ -100,17 +106,51 @@ def _points(path: Path):
 
 @lite_app.command("select")
 def lite_select(
-    calibration: Path = typer.Option(..., "--calibration", help="Results (Parquet file or store) of a full-set calibration sweep."),
-    size: int = typer.Option(80, "--size", min=4, help="Subset size: per-language quotas follow the 2/3/3/2 quartile pattern."),
+    calibration: str = typer.Option(..., "--calibration", help="A full-set calibration sweep: its id in the store, "
+                                    "or a results Parquet file or store folder."),
+    results: str | None = typer.Option(None, "--results", help="Result store holding a sweep id given to --calibration."),
+    size: int = typer.Option(80, "--size", min=4, help="Subset size (closed-loop: a multiple of the capability × "
+                             "language strata; patch: per-language quotas follow the 2/3/3/2 quartile pattern)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random restarts (same seed, same subset)."),
     out: Path | None = typer.Option(None, "--out", help="Write the chosen task ids here, one per line."),
+    as_json: bool = typer.Option(False, "--json", help="Closed-loop: print size, tasks, held-out τ-b and gaps as JSON."),
 ) -> None:
-    """Pick a Lite subset that ranks and prices configurations like the full set; print its gaps."""
+    """Pick a Lite subset that ranks and prices configurations like the full set; print its gaps.
+    A closed-loop table is validated on setups the selection did not see."""
+    import json
+
+    from analysis.lite_closed_loop import calibration_rows, select_closed_loop
     from analysis.lite_select import select_from_rows
 
-    result = select_from_rows(calibration, size=size, seed=seed)
-    for line in result.summary_lines():
-        typer.echo(line)
+    rows = _calibration(calibration, results)
+    closed = calibration_rows(rows)
+    if len(closed):
+        try:
+            chosen = select_closed_loop(closed, size=size, seed=seed)
+        except ValueError as exc:
+            typer.echo(f"--calibration {calibration}: {exc}", err=True)
+            raise typer.Exit(2) from None
+        typer.echo(json.dumps(chosen.as_json(), indent=2) if as_json else "\n".join(chosen.summary_lines()))
+    else:
+        chosen = select_from_rows(rows, size=size, seed=seed)
+        for line in chosen.summary_lines():
+            typer.echo(line)
     if out:
-        out.write_text("\n".join(result.task_ids) + "\n", encoding="utf-8")
-        typer.echo(f"task ids: {out}")
+        out.write_text("\n".join(chosen.task_ids) + "\n", encoding="utf-8")
+        typer.echo(f"task ids: {out}", err=as_json)
+
+
+def _calibration(calibration: str, results: str | None):
+    """Rows of a calibration given as a path (Parquet file or store folder) or a sweep id in the store."""
+    from analysis.load import load_rows
+
+    if Path(calibration).exists():
+        return load_rows(Path(calibration))
+    from clawmark.cli.sweep import _store
+
+    store = _store(results)
+    frame = store.read(calibration)
+    if frame.empty:
+        typer.echo(f"--calibration {calibration}: no such file, and no rows for that sweep in {store.location}", err=True)
+        raise typer.Exit(2)
+    return frame

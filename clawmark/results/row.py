@@ -127,6 +127,8 @@ class AttemptRow(BaseModel):
     web_misses: NonNegativeInt | None = Field(None, description="Web replay: requests not in the archive (refused, or fetched live in replay-or-live).")
     supervisor_model: str | None = Field(None, description="Closed-loop: the model that judged the turns (the supervisor route's pinned model).")
     rejudge_of: str | None = Field(None, description="Closed-loop re-judge: attempt_id of the attempt whose saved turns this row judged again; null for an attempt run here.")
+    imported_from: str | None = Field(None, description="Set on rows imported from a published table (source, commit, file "
+                                      "hash); their `passed` is the source's verdict, not re-derived from a threshold.")
 
     @classmethod
     def from_usage(cls, usage_summary: Mapping[str, Any], **fields: Any) -> Self:
@@ -178,6 +180,14 @@ class AttemptRow(BaseModel):
             self.error_kind = DEFAULT_ERROR_KIND[self.status]
 
     def _derive_outcome(self) -> None:
+        if self.imported_from is not None and self.passed is not None and not is_error(self.status):
+            # A published verdict stands as published (thresholds are not always published), but a
+            # "pass" label on a failed row (upstream defect 2) is refused: the importer must relabel it.
+            if self.status is Status.PASS and not self.passed:
+                raise RowInvalid("status pass with passed=False")
+            if self.track is Track.PATCH and self.resolved is None:
+                self.resolved = self.passed
+            return
         expected = self._expected_passed()
         if self.passed is None:
             self.passed = expected

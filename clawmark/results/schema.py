@@ -83,6 +83,7 @@ _PROVENANCE = [
     ("web_misses", pa.int64()),
     ("supervisor_model", pa.string()),
     ("rejudge_of", pa.string()),
+    ("imported_from", pa.string()),
 ]
 
 RESULTS_SCHEMA: pa.Schema = pa.schema(
