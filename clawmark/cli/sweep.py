@@ -13,6 +13,11 @@ import typer
 from clawmark.cli.groups import default_command_group
 
 app = typer.Typer(cls=default_command_group("run"), no_args_is_help=True)
+# A loaded machine can take longer than Prefect's default 20 s to start its temporary server, and
+# the server's telemetry heartbeat races the flow for its SQLite file ("database is locked"
+# tracebacks on the screen, from the server process, whose output is not ours to route).
+QUIET_PREFECT = {"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120", "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+                 "DO_NOT_TRACK": "1"}
 
 
 @app.command("run", hidden=True)
@@ -166,6 +171,11 @@ def _live(target, store, spec, cells, done: set[str], verbose: bool) -> dict:
     from clawmark.cli.sweep_live import run_live
     from clawmark.sweeps.progress import SweepWatcher
 
+    for name, value in QUIET_PREFECT.items():
+        os.environ.setdefault(name, value)
+    if not verbose:  # what Prefect logs outside the run (its temporary server stopping at exit)
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+
     planned = {c.cell_key for c in cells}
     watcher = SweepWatcher(store, spec.sweep_id, planned, rerun=planned - done)
     watcher.prime()
@@ -218,7 +228,7 @@ def _print_left(spec, store, plan, retry_errors: int, again: str, spec_file: Pat
     left = what_is_left(store, spec.sweep_id, {c.cell_key for c in plan.cells}, retry_errors)
     rerun = f"clawmark sweep rerun-failed {spec.sweep_id} --spec {spec_file} --results {store.location}"
     for line in left_lines(left, again, rerun, retry_errors):
-        console().print(line, highlight=False, markup=False)
+        console().print(line, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
 @app.command("status")

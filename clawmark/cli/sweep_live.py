@@ -19,7 +19,7 @@ from clawmark.cli.console import console
 from clawmark.cli.sweep_view import finished_line, progress_table
 
 POLL_S = 1.0
-LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s %(message)s"
+LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s %(run)s%(message)s"
 SCREEN_LEVEL = logging.WARNING  # a flow's own warnings (engine down, cost cap) stay on screen
 
 
@@ -51,7 +51,7 @@ def run_live(target: Callable[[], dict], watcher: Any, spec: Any, store: Any, *,
                 thread.join(POLL_S)
                 _show(watcher.poll(), watcher, spec, store, out)
         _show(watcher.poll(), watcher, spec, store, out)  # rows committed between the last poll and the end
-    out.print(f"log: {log_file}", highlight=False)
+    out.print(f"log: {log_file}", highlight=False, markup=False, emoji=False, soft_wrap=True)
     if "error" in box:
         raise box["error"]
     return box["result"]
@@ -66,19 +66,32 @@ def _call(target: Callable[[], dict], box: dict) -> None:
 
 def _show(cells: list, watcher: Any, spec: Any, store: Any, out: Any) -> None:
     for cell in cells:
-        out.print(finished_line(cell, watcher, spec.max_cost_usd), highlight=False, markup=False)
+        out.print(finished_line(cell, watcher, spec.max_cost_usd), highlight=False, markup=False, emoji=False, soft_wrap=True)
         if cell.status == "harness_error":  # a bug of ours: its traceback belongs on screen
             trace = store.layout(spec.sweep_id, cell.cell_key).logs / "harness-error.txt"
             if trace.is_file():
                 out.print(trace.read_text(errors="replace").rstrip(), highlight=False, markup=False)
 
 
+class _RunFormatter(logging.Formatter):
+    """LOG_FORMAT with the task or flow run a Prefect record comes from (`'provision' - `)."""
+
+    def __init__(self) -> None:
+        super().__init__(LOG_FORMAT)
+
+    def format(self, record: logging.LogRecord) -> str:
+        run = getattr(record, "task_run_name", None) or getattr(record, "flow_run_name", None)
+        record.run = f"{run!r} - " if run else ""
+        return super().format(record)
+
+
 class _ScreenFilter(logging.Filter):
-    """What Prefect's console handler still prints without --verbose: a flow's warnings and
-    errors as one line, never a traceback nor a task run's retry or failure."""
+    """What Prefect's console handler still prints without --verbose: a flow's own warnings and
+    errors as one line (engine down, cost cap), never a traceback, a task run's retry or failure,
+    nor Prefect's own machinery (its server, its events worker)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < SCREEN_LEVEL or record.exc_info or record.name.startswith("prefect.task_runs"):
+        if record.levelno < SCREEN_LEVEL or record.exc_info or not record.name.startswith("prefect.flow_runs"):
             return False
         return "Traceback (most recent call last)" not in record.getMessage()
 
@@ -90,7 +103,7 @@ class _AttemptLog(logging.Handler):
     def __init__(self, store: Any) -> None:
         super().__init__(logging.WARNING)
         self.store = store
-        self.setFormatter(logging.Formatter(LOG_FORMAT))
+        self.setFormatter(_RunFormatter())
 
     def emit(self, record: logging.LogRecord) -> None:
         from clawmark.runtime.owner import CELL_LABEL, SWEEP_LABEL, scope_labels
@@ -106,13 +119,17 @@ class _AttemptLog(logging.Handler):
 
 @contextmanager
 def prefect_to_file(log_file: Path, store: Any, *, verbose: bool) -> Iterator[None]:
-    import prefect  # noqa: F401 - sets up Prefect's logging first, so what follows amends it
+    from prefect.logging.configuration import ensure_logging_setup
     from prefect.logging.handlers import PrefectConsoleHandler
+
+    # Prefect's logging first (else its set-up at the flow's start, finding our handler on the
+    # root logger, leaves its console handler out), so what follows amends it.
+    ensure_logging_setup()
 
     log_file.parent.mkdir(parents=True, exist_ok=True)
     to_file = logging.FileHandler(log_file, encoding="utf-8")
     to_file.setLevel(logging.INFO)
-    to_file.setFormatter(logging.Formatter(LOG_FORMAT))
+    to_file.setFormatter(_RunFormatter())
     root, prefect_logger, screen = logging.getLogger(), logging.getLogger("prefect"), _ScreenFilter()
     consoles = [h for h in root.handlers if isinstance(h, PrefectConsoleHandler)]
     level, attempt_log = prefect_logger.level, _AttemptLog(store)
