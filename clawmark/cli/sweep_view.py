@@ -36,7 +36,7 @@ def finished_line(cell: FinishedCell, watcher: SweepWatcher, cap: float | None =
     c = watcher.counts
     cost = f"${cell.cost_usd:.4f}" if math.isfinite(cell.cost_usd) else "unpriced"
     reason = f" — {cell.reason}" if cell.reason else ""
-    return (f"[{c.done}/{c.planned}] {cell.status:<13} {cell.task_id} · {cell.claw} · {cell.model} · {cost} "
+    return (f"[{cell.number or c.done}/{c.planned}] {cell.status:<13} {cell.task_id} · {cell.claw} · {cell.model} · {cost} "
             f"(running {c.running}, failed {c.errors}, skipped {c.skipped}, {watcher.rate_per_min():.1f}/min, "
             f"ETA {_eta(watcher.eta_s())}, spend {_spend(watcher, cap)}){reason}")
 

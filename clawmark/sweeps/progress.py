@@ -45,6 +45,7 @@ class FinishedCell:
     status: str
     cost_usd: float
     reason: str = ""  # why it is not a success, one line (the row's error message or failure reason)
+    number: int = 0  # the sweep's done count once this cell was counted (its [k/n])
 
 
 def _reason(row) -> str:
@@ -117,7 +118,8 @@ class SweepWatcher:
         row = self.store.read_row(self.sweep_id, key)
         self.seen.add(key)
         self._count(str(row.status), row.cost_usd)
-        return FinishedCell(key, row.task_id, row.claw, row.model, str(row.status), row.cost_usd, _reason(row))
+        return FinishedCell(key, row.task_id, row.claw, row.model, str(row.status), row.cost_usd, _reason(row),
+                            self.counts.done)
 
     def _count(self, status: str, cost_usd: float) -> None:
         self.counts.done += 1
