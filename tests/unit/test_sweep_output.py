@@ -20,6 +20,12 @@ from clawmark.sweeps.progress import SweepWatcher
 SPEC = SimpleNamespace(sweep_id="sweep-1", max_cost_usd=None)
 
 
+@pytest.fixture(autouse=True)
+def _no_flow_run(monkeypatch):
+    """These records are logged outside a flow run: Prefect's API handler need not warn of it."""
+    monkeypatch.setenv("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
+
+
 def _failed_stage(logger_name: str = "prefect.task_runs") -> None:
     try:
         raise ConnectionError("engine went away")
