@@ -213,16 +213,18 @@ def replaced_rows(store: ResultStore, sweep_id: str, cells: list[Cell]) -> dict[
 @flow(name="sweep-pool", log_prints=True)
 def sweep_pool(spec: dict[str, Any], pool: str, results_dir: str | None = None, force: bool = False,
                max_resubmits: int = 2, claim_grace_s: float = 120.0, result_store_block: str | None = None,
-               docker_host_block: str | None = None, model_endpoint_blocks: list[str] | None = None) -> dict[str, Any]:
+               docker_host_block: str | None = None, model_endpoint_blocks: list[str] | None = None,
+               retry_errors: int = 0) -> dict[str, Any]:
     """Run every cell of the sweep without a committed row on the work pool (every cell with
-    `force`, each once: a run skips a row other than the one it replaces, so resubmitting is safe)."""
+    `force`, and the error rows `retry_errors` allows, as flows/sweep.py; each once: a run skips a
+    row other than the one it replaces, so resubmitting is safe)."""
     sweep_spec = SweepSpec.model_validate(spec)
     store = _store(results_dir)
     deployment = cell_deployment(pool)  # a missing pool is refused before anything is pinned
     pin_protocol(sweep_spec, store)
     ensure_limits(sweep_spec.models, sweep_spec.max_parallel)
     with SweepLease(store, sweep_spec.sweep_id):
-        plan = plan_sweep(sweep_spec, store, force=force)
+        plan = plan_sweep(sweep_spec, store, force=force, retry_errors=retry_errors)
         get_run_logger().info("sweep %s on pool %s: %d cells, %d already committed, %d to run", sweep_spec.sweep_id,
                               pool, len(plan.cells), len(plan.done), len(plan.pending))
         parameters = {"spec": spec, "results": store.location, "result_store_block": result_store_block,
@@ -233,5 +235,5 @@ def sweep_pool(spec: dict[str, Any], pool: str, results_dir: str | None = None, 
         coordinator.stop_if_asked(len(plan.pending) - ran)  # before compaction: it writes to that disk
         compact(store, sweep_spec.sweep_id)
     return {"sweep_id": sweep_spec.sweep_id, "cells": len(plan.cells), "skipped": len(plan.done), "ran": ran,
-            "resubmitted": coordinator.resubmitted, "given_up": coordinator.given_up,
+            "retried": len(plan.retry), "resubmitted": coordinator.resubmitted, "given_up": coordinator.given_up,
             "summary": headline(store, sweep_spec.sweep_id)}

@@ -3,8 +3,9 @@
 Deployed in prefect.yaml so it can be started from the UI after an outage. It coordinates like
 the sweep flow: the protocol pin (a rerun under another protocol is refused) and the sweep lease
 (never two coordinators of one sweep), then only the chosen cells run; their new rows replace
-the old ones. `sweep_id` names a sweep the spec file does not, such as a night of the nightly
-(`nightly-YYYYMMDD` from tasks_catalog/sweeps/nightly.yaml)."""
+the old ones, which stay readable as history (clawmark/results/history.py). `sweep_id` names a
+sweep the spec file does not, such as a night of the nightly (`nightly-YYYYMMDD` from
+tasks_catalog/sweeps/nightly.yaml). `clawmark sweep rerun-failed` runs this flow from the CLI."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.concurrency.sync import concurrency
 
 from clawmark.results import ResultStore
+from clawmark.results.history import keep_replaced
 from clawmark.sweeps import Cell, SweepPlan
 from clawmark.sweeps.preflight import disk_preflight
 from clawmark.sweeps.slots import slot_lease_s, slots_of
@@ -32,6 +33,7 @@ def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> d
     slot of its engine and a model slot of its provider (Prefect global concurrency limits,
     shared by every worker); returns the committed row's headline."""
     disk_preflight(store.artifacts_root)  # below the floor: prune instance images, wait, or DiskLow (infra)
+    keep_replaced(store, plan.spec.sweep_id, cell.cell_key)  # a retried or forced cell's old row stays readable
     with concurrency(slots_of(cell.model), occupy=1, strict=True, lease_duration=slot_lease_s()):
         row = run_attempt(plan, cell, store, gateway)
     return {"cell_key": row.cell_key, "task_id": row.task_id, "claw": row.claw, "model": row.model,

@@ -99,19 +99,22 @@ def headline(store: ResultStore, sweep_id: str) -> list[dict[str, Any]]:
 @flow(name="sweep", log_prints=True)
 def sweep(spec_file: str | None = None, spec: dict[str, Any] | None = None,
           results_dir: str | None = None, force: bool = False, result_store_block: str | None = None,
-          docker_host_block: str | None = None, model_endpoint_blocks: list[str] | None = None) -> dict[str, Any]:
-    """Run every cell of a sweep that has no committed row yet (all of them with `force`). Named
+          docker_host_block: str | None = None, model_endpoint_blocks: list[str] | None = None,
+          retry_errors: int = 0) -> dict[str, Any]:
+    """Run every cell of a sweep that has no committed row yet (all of them with `force`), and
+    the error rows with fewer than `retry_errors` retries behind them (clawmark/sweeps/retry.py;
+    `clawmark sweep` passes 3, this flow's deployments leave error rows to `rerun-failed`). Named
     blocks (blocks/use.py) set the result store, the Docker host and the provider keys."""
     results_dir = use_blocks(result_store_block, docker_host_block, model_endpoint_blocks) or results_dir
     sweep_spec = load_spec(spec_file) if spec_file else SweepSpec.model_validate(spec or {})
     store = _store(results_dir)
     pin_protocol(sweep_spec, store)
     with SweepLease(store, sweep_spec.sweep_id):  # a second run of this sweep is refused, not raced
-        plan = plan_sweep(sweep_spec, store, force=force)
+        plan = plan_sweep(sweep_spec, store, force=force, retry_errors=retry_errors)
         reap_sweep(sweep_spec.sweep_id)  # containers a killed earlier run of this sweep left behind
         clear_partial(store, sweep_spec.sweep_id)
-        get_run_logger().info("sweep %s: %d cells, %d already committed, %d to run", sweep_spec.sweep_id,
-                              len(plan.cells), len(plan.done), len(plan.pending))
+        get_run_logger().info("sweep %s: %d cells, %d already committed, %d to run (%d error rows retried)",
+                              sweep_spec.sweep_id, len(plan.cells), len(plan.done), len(plan.pending), len(plan.retry))
         ran = run_cells(plan, plan.pending, store)
     return {"sweep_id": sweep_spec.sweep_id, "cells": len(plan.cells), "skipped": len(plan.done),
-            "ran": ran, "summary": headline(store, sweep_spec.sweep_id)}
+            "ran": ran, "retried": len(plan.retry), "summary": headline(store, sweep_spec.sweep_id)}

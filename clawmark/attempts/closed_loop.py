@@ -19,8 +19,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from clawmark.attempts.credentials import NoCredentials
 from clawmark.attempts.patch import claw_image_ref, model_for_task
 from clawmark.attempts.phases import open_cell
 from clawmark.claws import Budgets, ClawAdapter, get_claw
@@ -34,9 +35,11 @@ SCRIPTED_ROLE_FAMILIES = {"supervisor": "scripted/sup-{task_id}", "user_simulato
 class ClosedLoopAttemptConfig(BaseModel):
     """The fixed protocol of a closed-loop attempt; saved as config.json with every result."""
 
+    model_config = ConfigDict(hide_input_in_errors=True)  # a refused credential is never echoed
+
     budgets: Budgets = Field(default_factory=Budgets, description="Claw limits; seconds = per-turn cap too.")
-    claw_settings: dict[str, Any] = Field(default_factory=dict, description="Overrides of the claw's Config.")
-    model_params: dict[str, Any] = Field(default_factory=dict, description="Fixed model params (cell identity).")
+    claw_settings: NoCredentials = Field(default_factory=dict, description="Overrides of the claw's Config.")
+    model_params: NoCredentials = Field(default_factory=dict, description="Fixed model params (cell identity).")
     supervisor_model: str | None = Field(None, description="Default: the task's codex.supervisor.model, then "
                                          "scripted/sup-{task_id} for a scripted executor, else the executor model.")
     simulator_model: str | None = Field(None, description="Same rule, with codex.user_simulator and sim-.")

@@ -18,24 +18,18 @@ runs them directly, the sweep flow runs each as a Prefect task (flows/attempt.py
 from __future__ import annotations
 
 import hashlib
-import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field
 
+from clawmark.attempts.credentials import NoCredentials
 from clawmark.attempts.phases import open_cell
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.gateway.prices import Price
 from clawmark.results import AttemptRow, ResultStore, Track, config_hash
 
 TASK_PLACEHOLDER = "{task_id}"
-# Parameter names (any depth, `-` read as `_`) and values that carry credentials, not parameters.
-SECRET_NAME = re.compile(r"api_?key|access_?key|secret|password|passwd|credential|authorization|bearer"
-                         r"|(^|_)token($|_)")
-CREDENTIAL_ERROR = "credential_in_config"  # pydantic error type: formatters must not echo the input
-SECRET_VALUE = re.compile(r"^(sk|rk|pk)-[A-Za-z0-9_-]{16,}$|^Bearer\s")
 
 
 class PatchAttemptConfig(BaseModel):
@@ -44,8 +38,8 @@ class PatchAttemptConfig(BaseModel):
     model_config = ConfigDict(hide_input_in_errors=True)  # a refused credential is never echoed
 
     budgets: Budgets = Field(default_factory=Budgets, description="Claw limits (steps, s, USD).")
-    claw_settings: dict[str, Any] = Field(default_factory=dict, description="Overrides of the claw's Config.")
-    model_params: dict[str, Any] = Field(default_factory=dict, description="Fixed model params (cell identity).")
+    claw_settings: NoCredentials = Field(default_factory=dict, description="Overrides of the claw's Config.")
+    model_params: NoCredentials = Field(default_factory=dict, description="Fixed model params (cell identity).")
     deadline_grace_s: float = Field(120.0, description="Host deadline = budgets.seconds + this.")
     stop_grace_s: float = Field(30.0, gt=0, description="After the host deadline's stop: how long the claw "
                                 "gets to end, and running model calls to drain into the ledger.")
@@ -63,27 +57,6 @@ class PatchAttemptConfig(BaseModel):
     fallback_price: Price | None = Field(
         None, description="USD per Mtok for models without a known price (rows mark price_fallback); "
                           "unset, an unpriced model is refused, as the cost cap could not hold.")
-
-    @field_validator("model_params", "claw_settings")
-    @classmethod
-    def _no_credentials(cls, value: dict[str, Any]) -> dict[str, Any]:
-        """Keys never enter a cell key, config.json or the pinned sweep config: they live in the
-        gateway process's environment (e.g. OPENAI_API_KEY), which litellm reads."""
-        if found := sorted(set(_credential_paths(value))):
-            raise PydanticCustomError(CREDENTIAL_ERROR, f"no credentials ({', '.join(found)} looks like one): give keys "
-                                      "to the gateway through its environment (e.g. OPENAI_API_KEY), never to a sweep "
-                                      "or attempt")
-        return value
-
-
-def _credential_paths(value: Any, path: str = "") -> list[str]:
-    if isinstance(value, dict):
-        return [hit for key, item in value.items()
-                for hit in ([f"{path}{key}"] if SECRET_NAME.search(str(key).lower().replace("-", "_")) else [])
-                + _credential_paths(item, f"{path}{key}.")]
-    if isinstance(value, list):
-        return [hit for i, item in enumerate(value) for hit in _credential_paths(item, f"{path}{i}.")]
-    return [path.rstrip(".") or "<value>"] if isinstance(value, str) and SECRET_VALUE.search(value) else []
 
 
 def run_patch_attempt(

@@ -6,7 +6,6 @@ when a cell is left to run (a finished demo answers from the store in seconds)."
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import typer
@@ -14,10 +13,6 @@ import typer
 from clawmark.settings import TASKS_CATALOG
 
 DEMO_SPEC = TASKS_CATALOG / "sweeps" / "demo.yaml"
-# A loaded machine can take longer than Prefect's default 20 s to start its temporary server; the
-# demo shows Prefect's errors only (a stage's timeout warning per task is not news to a newcomer).
-QUIET_PREFECT = {"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120", "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-                 "DO_NOT_TRACK": "1", "PREFECT_LOGGING_LEVEL": "ERROR"}
 
 
 def demo(
@@ -31,11 +26,9 @@ def demo(
     from clawmark.settings import settings
     from clawmark.sweeps import load_spec
 
-    for name, value in QUIET_PREFECT.items():
-        if not (verbose and name == "PREFECT_LOGGING_LEVEL"):
-            os.environ.setdefault(name, value)
     root = str(results or settings().results_dir)
-    _invoke(sweep.app, [str(spec_file), "--results", root, *(["--verbose"] if verbose else [])])
+    again = "clawmark demo" + (f" --spec {spec_file}" if spec_file != DEMO_SPEC else "") + (f" --results {root}" if results else "")
+    _invoke(sweep.app, [str(spec_file), "--results", root, "--again", again, *(["--verbose"] if verbose else [])])
     sweep_id = load_spec(spec_file).sweep_id
     folder = out or Path(root) / "reports" / sweep_id
     stamp = _rows_stamp(root, sweep_id, spec_file)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
 import time
 
 import typer
 
 app = typer.Typer(no_args_is_help=True)
-MILESTONE = re.compile(r"^(Step \d+/\d+ : (?!LABEL)|I: (running|downloading|installing|success)|building |importing )")
 
 
 @app.command("build")
@@ -35,30 +33,32 @@ def build_cmd(
         if not missing:
             console.print(f"all {len(wanted)} images present; nothing to build")
             return
-        for name in wanted:
-            _build_one(console, images, name, verbose)
+        if present := [n for n in wanted if n not in missing]:
+            console.print(f"[dim]present: {', '.join(present)}[/dim]")
+        for number, name in enumerate(missing, 1):
+            _build_one(console, images, name, verbose, f"[{number}/{len(missing)}] {name}")
     except RuntimeFailure as exc:
         _fail(console, exc)
         raise typer.Exit(1) from None
 
 
-def _build_one(console, images, name: str, verbose: bool) -> None:
+def _build_one(console, images, name: str, verbose: bool, label: str) -> None:
+    from clawmark.cli.image_progress import BuildView
+
     ref = images.image_ref(name)
     if images.image_present(ref):
         console.print(f"[dim]{ref} present[/dim]")
         return
     started, lines = time.monotonic(), []
-    with console.status(f"building {ref}") as status:
+    console.print(f"{label}: building {ref}", highlight=False, markup=False)
+    with BuildView(console, label, verbose=verbose) as view:
         def progress(line: str) -> None:
             lines.append(line)
-            # Without a terminal (CI, make) the spinner is invisible: show the milestones.
-            if verbose or (not console.is_terminal and MILESTONE.match(line)):
-                console.print(line, markup=False, highlight=False, soft_wrap=True)
-            status.update(f"building {ref}: {line[:100]}")
+            view.line(line)
 
         images.ensure_image(name, progress=progress)
     verb = "built" if lines else "present (built meanwhile by another process)"
-    console.print(f"[green]{verb}[/green] {ref} in {time.monotonic() - started:.0f}s")
+    console.print(f"{label}: [green]{verb}[/green] {ref} in {time.monotonic() - started:.0f}s", highlight=False)
 
 
 @app.command("list")

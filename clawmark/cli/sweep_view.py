@@ -7,6 +7,7 @@ import math
 from rich.table import Table
 
 from clawmark.sweeps.progress import FinishedCell, SweepWatcher
+from clawmark.sweeps.retry import Left
 
 
 def _eta(seconds: float) -> str:
@@ -34,9 +35,10 @@ def progress_table(watcher: SweepWatcher, spec) -> Table:
 def finished_line(cell: FinishedCell, watcher: SweepWatcher, cap: float | None = None) -> str:
     c = watcher.counts
     cost = f"${cell.cost_usd:.4f}" if math.isfinite(cell.cost_usd) else "unpriced"
-    return (f"[{c.done}/{c.planned}] {cell.status:<13} {cell.task_id} · {cell.claw} · {cell.model} · {cost} "
+    reason = f" — {cell.reason}" if cell.reason else ""
+    return (f"[{cell.number or c.done}/{c.planned}] {cell.status:<13} {cell.task_id} · {cell.claw} · {cell.model} · {cost} "
             f"(running {c.running}, failed {c.errors}, skipped {c.skipped}, {watcher.rate_per_min():.1f}/min, "
-            f"ETA {_eta(watcher.eta_s())}, spend {_spend(watcher, cap)})")
+            f"ETA {_eta(watcher.eta_s())}, spend {_spend(watcher, cap)}){reason}")
 
 
 def status_table(watcher: SweepWatcher, sweep_id: str) -> Table:
@@ -49,8 +51,27 @@ def status_table(watcher: SweepWatcher, sweep_id: str) -> Table:
     return table
 
 
+def left_lines(left: Left, again: str, rerun: str, limit: int) -> list[str]:
+    """What the sweep still lacks, each with the exact command that would finish it."""
+    if left.nothing:
+        return ["left: nothing — every planned cell has a measured row"]
+    lines = []
+    if left.missing:
+        lines.append(f"left: {left.missing} cells without a row — to run them: {again}")
+    if left.retryable:
+        lines.append(f"left: {_counted(left.retryable)} — the next run retries them: {again}")
+    if left.spent:
+        lines.append(f"left: {_counted(left.spent)} after {limit} retries — to try again: {rerun}")
+    return lines
+
+
+def _counted(statuses) -> str:
+    return ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+
+
 def summary_table(result: dict, results_root: str) -> Table:
-    table = Table(title=f"sweep {result['sweep_id']}: {result['ran']} run, {result['skipped']} reused",
+    retried = f" ({result['retried']} error rows retried)" if result.get("retried") else ""
+    table = Table(title=f"sweep {result['sweep_id']}: {result['ran']} run{retried}, {result['skipped']} reused",
                   caption=f"report: clawmark report {result['sweep_id']} --results {results_root}")
     table.add_column("claw")
     table.add_column("model", overflow="fold")

@@ -2,8 +2,9 @@
 
 The committed row is the only proof a cell is done (the filesystem is the state machine): a
 resume skips every cell with a row, clears the artifact folders of cells without one, and never
-runs a finished cell twice unless forced. Cells whose row records an infrastructure failure are
-"failed" and are what the rerun-failed deployment picks up.
+runs a finished cell twice unless forced. A row that is an error (the claw × model was never
+measured) is retried by a later run within a bound (clawmark/sweeps/retry.py); the rerun-failed
+deployment and `clawmark sweep rerun-failed` pick such cells up without one.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from clawmark.results.identity import cell_key_from_hashes
 from clawmark.results.status import Status
 from clawmark.sweeps.closed_loop_plan import CLOSED_LOOP, check_role_prices, select_tasks
 from clawmark.sweeps.closed_loop_plan import cell_keys as closed_loop_keys
+from clawmark.sweeps.retry import Retries, select_retries
 from clawmark.sweeps.spec import SweepSpec
 
 # Outcomes that did not measure the claw × model (the infrastructure or clawmark failed): rerun them.
@@ -47,6 +49,8 @@ class SweepPlan:
     cells: list[Cell]
     done: set[str] = field(default_factory=set)
     tasks: dict[str, Any] = field(default_factory=dict)  # closed-loop tasks by id
+    retry: set[str] = field(default_factory=set)  # error rows this run runs again (not in `done`)
+    spent: set[str] = field(default_factory=set)  # error rows past the retry bound (kept, in `done`)
 
     @property
     def pending(self) -> list[Cell]:
@@ -84,8 +88,9 @@ def _patch_keys(spec: SweepSpec, instance: SweInstance, claw: Any, environment: 
             for model, seed in product(spec.models, spec.seeds)]
 
 
-def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> SweepPlan:
-    """All cells of the spec; `done` holds the keys that already have a committed row. Raises
+def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False, retry_errors: int = 0) -> SweepPlan:
+    """All cells of the spec; `done` holds the keys that already have a committed row, except
+    error rows with fewer than `retry_errors` retries behind them (`retry`). Raises
     UnpricedModel (before any cell runs) when a model has no price and the spec no fallback."""
     instances = select_instances(spec)
     check_prices(spec, instances)
@@ -99,9 +104,10 @@ def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False) -> S
     if tasks:
         check_role_prices(spec, tasks)
         cells += [Cell(*key, track=CLOSED_LOOP) for key in closed_loop_keys(spec, tasks)]
-    done = set() if force else store.completed_cells(spec.sweep_id)
-    return SweepPlan(spec, {i.instance_id: i for i in instances}, cells, done & {c.cell_key for c in cells},
-                     {t.task_id: t for t in tasks})
+    done = set() if force else store.completed_cells(spec.sweep_id) & {c.cell_key for c in cells}
+    retries = select_retries(store, spec.sweep_id, done, retry_errors) if retry_errors and done else Retries()
+    return SweepPlan(spec, {i.instance_id: i for i in instances}, cells, done - retries.retry,
+                     {t.task_id: t for t in tasks}, retries.retry, retries.spent)
 
 
 def check_prices(spec: SweepSpec, instances: list[SweInstance]) -> None:

@@ -13,7 +13,7 @@ import pyarrow.fs as pafs
 
 from clawmark.results import ResultStore
 from clawmark.results.lease import cell_lease_dir
-from clawmark.results.status import Status, is_error
+from clawmark.results.status import SUCCESS_STATUSES, Status, is_error
 
 
 @dataclass
@@ -44,6 +44,18 @@ class FinishedCell:
     model: str
     status: str
     cost_usd: float
+    reason: str = ""  # why it is not a success, one line (the row's error message or failure reason)
+    number: int = 0  # the sweep's done count once this cell was counted (its [k/n])
+
+
+def _reason(row) -> str:
+    if row.status in SUCCESS_STATUSES:
+        return ""
+    text = row.error_message or row.failure_reason or ""
+    return " ".join(text.split())[:REASON_CHARS]
+
+
+REASON_CHARS = 240
 
 
 class SweepWatcher:
@@ -106,7 +118,8 @@ class SweepWatcher:
         row = self.store.read_row(self.sweep_id, key)
         self.seen.add(key)
         self._count(str(row.status), row.cost_usd)
-        return FinishedCell(key, row.task_id, row.claw, row.model, str(row.status), row.cost_usd)
+        return FinishedCell(key, row.task_id, row.claw, row.model, str(row.status), row.cost_usd, _reason(row),
+                            self.counts.done)
 
     def _count(self, status: str, cost_usd: float) -> None:
         self.counts.done += 1

@@ -9,7 +9,8 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
-from clawmark.attempts.patch import CREDENTIAL_ERROR, PatchAttemptConfig
+from clawmark.attempts.credentials import CREDENTIAL_ERROR
+from clawmark.attempts.patch import PatchAttemptConfig
 from clawmark.catalog.errors import CatalogError, from_validation
 from clawmark.settings import TASKS_CATALOG
 from clawmark.webproxy.config import IRREVERSIBLE_RULES, BlockRule, WebProxyConfig

@@ -47,8 +47,9 @@ def test_counts_while_a_sweep_runs(tmp_path):
     live = _text(progress_table(watcher, spec))
     assert "skipped" in live and "failed" in live and "$0.7500 of $2.00 cap" in live
     assert "│       5 │       1 │    2 │       1 │      1 │    2 │" in live
-    line = finished_line(finished[0], watcher, spec.max_cost_usd)
-    assert line.startswith("[3/5]") and "failed 1, skipped 1" in line and "spend $0.7500 of $2.00 cap" in line
+    line = finished_line(finished[0], watcher, spec.max_cost_usd)  # two cells in one poll: [2/5], then [3/5]
+    assert line.startswith("[2/5]") and "failed 1, skipped 1" in line and "spend $0.7500 of $2.00 cap" in line
+    assert finished_line(finished[1], watcher, spec.max_cost_usd).startswith("[3/5]")
     assert "infra_error 1, pass 2" in _text(status_table(watcher, "sweep-1"))
     lease.release()
     watcher.poll()
