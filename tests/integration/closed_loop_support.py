@@ -73,10 +73,10 @@ def upstream_task(category: str, task_id: str):
     return load_task(UPSTREAM / "tasks" / category / f"{task_id}.yaml")
 
 
-def attempt(task, model: str, store, gateway, claw: str = "reference", **config):
+def attempt(task, model: str, store, gateway, claw: str = "reference", sweep_id: str = "cltest", **config):
     from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, run_closed_loop_attempt
 
-    return run_closed_loop_attempt(task, claw, model, 0, store, "cltest", gateway,
+    return run_closed_loop_attempt(task, claw, model, 0, store, sweep_id, gateway,
                                    config=ClosedLoopAttemptConfig(**config))
 
 
