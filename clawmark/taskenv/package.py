@@ -9,10 +9,13 @@ on the hidden references. So:
 - `PackageGuard` takes the bytes' digest of every package file (the files `content_hash` reads,
   and the task file) before anything runs; `check()` after the attempt raises `PackageChanged`
   naming every file added, removed or rewritten.
-- `attempt_copy` copies a task (its task file and package, in its own layout, every file writable,
-  links resolved so none leads back into the original) into the attempt's folder and loads it
-  from there: pre_exec runs in the copy, and the copy, references regenerated, is the task the
-  attempt injects and judges.
+- `attempt_copy` copies a task (its task file and package, in its own layout, every file
+  writable) into the attempt's folder and loads it from there: pre_exec runs in the copy, and
+  the copy, references regenerated, is the task the attempt injects and judges. Links are
+  copied as links when they are relative and stay in the package, and a link outside the
+  hidden folders only when it leads to no hidden file; others are left out (one added after the
+  catalog checked the package could turn the rubric into a plain source file, or lead back
+  into the original).
 - `keep_hidden_only` prunes the copy at the end to its hidden references (what the supervisor
   judged against), beside `package.json` naming what pre_exec changed.
 
@@ -83,11 +86,11 @@ def attempt_copy(task, dest: Path):
         category = task.task_file.parent.name
         package = dest / "injection" / category / task.package_dir.name
         entry = dest / "tasks" / category / task.task_file.name
-    shutil.copytree(task.package_dir, package, symlinks=False)
+    shutil.copytree(task.package_dir, package, symlinks=True, ignore=_unsafe_links(task))
     if not entry.exists():
         entry.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(task.task_file, entry)
-    for path in [package, *package.rglob("*")]:
+    for path in [package, *(p for p in package.rglob("*") if not p.is_symlink())]:
         path.chmod(0o755 if path.is_dir() else (path.stat().st_mode & 0o777) | 0o600)
     return load_task(entry)
 
@@ -117,6 +120,23 @@ def keep_hidden_only(copy, dest: Path, original_digests: dict[str, str]) -> list
               "changed_by_pre_exec": changed_files(original_digests, after), "kept": names}
     atomic_write_text(dest / MANIFEST, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     return names
+
+
+def _unsafe_links(task):
+    """copytree's `ignore`: the links of a folder that are absolute, dangling, lead out of the
+    package, or lead from a folder the executor gets to a hidden file."""
+    from clawmark.taskenv.layout import is_hidden
+
+    package, hidden = task.package_dir.resolve(), task.hidden_paths()
+
+    def unsafe(folder: str, names: list[str]) -> set[str]:
+        links = [Path(folder) / name for name in names if (Path(folder) / name).is_symlink()]
+        public_folder = not is_hidden(Path(folder), hidden)
+        return {link.name for link in links
+                if link.readlink().is_absolute() or not link.exists()
+                or not link.resolve().is_relative_to(package) or (public_folder and is_hidden(link, hidden))}
+
+    return unsafe
 
 
 def _sha256(path: Path) -> str:

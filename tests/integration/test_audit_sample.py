@@ -26,6 +26,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 SWEEP = "sample-audit"
 KEYS = {"OPENAI_API_KEY": "sk-h17fake-4f3e2d1c0b9a8f7e6d5c", "ANTHROPIC_API_KEY": "sk-ant-h17fake-1a2b3c4d5e6f"}
 RUBRIC_LINE = "Numeric tolerances are tight on purpose: a near-right answer that misses the calibrated bands"
+ECB_RUBRIC_LINE = "Rates change daily, so the rubric never checks a fixed number; it grades the mechanism"
 
 
 @pytest.fixture(scope="module")
@@ -74,11 +75,11 @@ def test_correct_runs_of_real_tasks_audit_clean(swept):
 
 
 def plant(results: Path) -> set[str]:
-    """The rubric line in the two-turn task's follow-up and in a tool's output of another task's
-    transcript, a key in a log, a base64-encoded key in a shell log; their paths from the store."""
+    """A line of its rubric in the two-turn task's follow-up and in a tool's output of another
+    task's transcript, a key in a log, a base64-encoded key in a shell log; their paths from the store."""
     two = cell(results, TWO_TURNS)
     feedback = two / "cycles" / "0" / "feedback.txt"
-    feedback.write_text(feedback.read_text() + "\n" + RUBRIC_LINE + "\n")
+    feedback.write_text(feedback.read_text() + "\n" + ECB_RUBRIC_LINE + "\n")  # each cell: its own task's rubric
     one = cell(results, "task_101_03_access_log_regex")
     [messages] = (one / "cycles" / "0" / "transcript").rglob("reference-messages.json")
     data = json.loads(messages.read_text())
@@ -109,7 +110,9 @@ def test_planted_rubric_lines_and_keys_are_found_and_nothing_else(swept, tmp_pat
             assert whats == ["secret OPENAI_API_KEY sk-h… (31 chars)"], whats
         elif where.endswith("shell.log"):
             assert whats == ["secret ANTHROPIC_API_KEY sk-a… (27 chars), base64-encoded"], whats
-        else:  # the follow-up and the tool's output
+        elif where.endswith("feedback.txt"):
+            assert [w.startswith("rubric: 'rates change daily so the rubric never checks") for w in whats] == [True], whats
+        else:  # the tool's output
             assert [w.startswith("rubric: 'numeric tolerances are tight on purpose") for w in whats] == [True], whats
     assert KEYS["OPENAI_API_KEY"] not in outcome.output
 

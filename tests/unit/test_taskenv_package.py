@@ -153,3 +153,21 @@ def test_a_released_upstream_populator_leaves_the_package_alone(tmp_path):
     assert "SNAPSHOT_MODE=1: wrote snapshot + ground_truth to " + str(env.task.package_dir) in log
     assert tree_bytes(tree) == before
     env.__exit__(None, None, None)
+
+
+def test_a_link_to_a_hidden_file_is_left_out_of_the_copy(tmp_path):
+    """A link planted after the catalog checked the package (which refuses it) must not turn into
+    a plain copy of the rubric among the executor's sources."""
+    folder = package(tmp_path)
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    (folder / "sources" / "notes.md").write_text("public notes")
+    task = load_task(folder)
+    (folder / "sources" / "rubric.md").symlink_to("../references/eval_rule.md")
+    (folder / "sources" / "elsewhere.md").symlink_to(folder / "sources" / "notes.md")  # absolute
+    (folder / "sources" / "notes_link.md").symlink_to("notes.md")
+    (folder / "references" / "rule_link.md").symlink_to("eval_rule.md")  # hidden to hidden: the judge's
+    copy = attempt_copy(task, tmp_path / "package")
+    assert sorted(p.name for p in copy.sources_dir.iterdir()) == ["notes.md", "notes_link.md", "snapshot.json"]
+    assert (copy.sources_dir / "notes_link.md").is_symlink()
+    assert (copy.package_dir / "references" / "rule_link.md").read_text().startswith("# rule")
