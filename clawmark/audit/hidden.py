@@ -57,6 +57,16 @@ def _files(folder) -> list:
     return sorted(p for p in folder.rglob("*") if p.is_file()) if folder and folder.is_dir() else []
 
 
+def with_references(material: HiddenMaterial, references: list[tuple[str, str]]) -> HiddenMaterial:
+    """The material plus an attempt's own references (those a pre_exec regenerated), each text
+    not already in it."""
+    known = {text for _, text in material.excusable}
+    extra = [(f"attempt reference {name}", text) for name, text in references if text not in known]
+    if not extra:
+        return material
+    return HiddenMaterial(material.strict, [*material.excusable, *extra], material.public, material.min_run_words)
+
+
 def patch_material(instance) -> HiddenMaterial:
     known = "\n".join(_base_lines(p) for p in (instance.patch, instance.test_patch))  # in the repo already
     return HiddenMaterial(strict=[("test patch", _added_lines(instance.test_patch))],

@@ -11,7 +11,8 @@ executor saw and what it wrote.
 Seen text is excused by the executor's own work, the follow-up channel of cycle n only by work
 done up to turn n: a follow-up cannot be excused by a deliverable that copied it afterwards.
 The supervisor's files (decision.json, checks.json) and the harness side (config, ledger, the
-package copy under package/, pre_exec logs) hold the rubric by design and are not read.
+package copy under package/, pre_exec logs) hold the rubric by design and are not scanned; the
+references kept under package/ are that attempt's hidden material (scan.py adds them).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ WRITTEN = ("artifacts", "cycles/*/results", "patch.diff", "patch.raw.diff", "cyc
 FOLLOW_UP_CHANNEL = ("cycles/*/prompt.txt", "cycles/*/feedback.txt", "cycles/*/simulator.json")
 TRANSCRIPTS = ("transcript", "cycles/*/transcript")
 WRITER_ROLES = frozenset({"assistant", "model"})
+ATTEMPT_PACKAGE = "package"  # clawmark/attempts/closed_loop_stages.py PACKAGE_DIR
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,12 @@ def produced_files(names: Iterable[str]) -> list[str]:
     """Of a cell's file names (relative, `/`-separated), those the claw, its container and the
     user simulator produced."""
     return sorted(n for n in names if under(n, PRODUCED) and not under(n, NOT_PRODUCED))
+
+
+def attempt_reference_files(names: Iterable[str]) -> list[str]:
+    """The hidden references an attempt's copy of its package kept (`package/<...>/references/`):
+    what a pre_exec regenerated is that attempt's hidden material too."""
+    return sorted(n for n in names if n.startswith(f"{ATTEMPT_PACKAGE}/") and "/references/" in n)
 
 
 def split_text(name: str, data: bytes) -> ProducedText | None:

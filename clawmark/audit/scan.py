@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clawmark.audit.files import cell_dir, chunks, files_under, read_head, sweep_sources
-from clawmark.audit.hidden import HiddenMaterial, closed_loop_material, hidden_in, patch_material
-from clawmark.audit.produced import own_work, produced_files, split_text
+from clawmark.audit.hidden import HiddenMaterial, closed_loop_material, hidden_in, patch_material, with_references
+from clawmark.audit.produced import attempt_reference_files, own_work, produced_files, split_text
 from clawmark.audit.secrets import Secret, SecretScan, environment_secrets
+from clawmark.fsio import decode_text
 
 CHUNK_BYTES = 4 * 2**20
 MAX_TEXT_BYTES = 8 * 2**20
@@ -64,8 +65,19 @@ def audit_sweep(store, sweep_id: str, environ: Mapping[str, str], *, tasks_dir: 
         names = [path[len(folder) + 1:] for path in files_under(store.fs, folder)]
         if material is not None and names:
             report.cells_checked_for_hidden += 1
+            material = with_references(material, _attempt_references(store, folder, names))
             report.findings += _hidden_findings(store, folder, names, material)
     return report
+
+
+def _attempt_references(store, folder: str, names: list[str]) -> list[tuple[str, str]]:
+    """(name, text) of the references a pre_exec regenerated for this attempt (package/)."""
+    found = []
+    for name in attempt_reference_files(names):
+        text = decode_text(read_head((store.fs, f"{folder}/{name}"), MAX_TEXT_BYTES))
+        if text is not None:
+            found.append((name.rsplit("/", 1)[-1], text))
+    return found
 
 
 def _hidden_findings(store, folder: str, names: list[str], material: HiddenMaterial) -> list[Finding]:
@@ -97,8 +109,9 @@ def _materials(rows, tasks: dict, instances: Path | None) -> dict:
 
 
 def _closed_loop_tasks(rows, tasks_dir: Path | None, store, sweep_id: str) -> dict:
-    """The sweep's closed-loop tasks, from `tasks_dir` or the tree the sweep pinned; every one
-    of them must be there (its hidden material is what the audit looks for)."""
+    """The sweep's closed-loop tasks, from `tasks_dir`, else the tree the sweep pinned, else the
+    bundled catalog (a sweep that names no tree runs it); every one of them must be there: its
+    hidden material is what the audit looks for."""
     from clawmark.catalog.errors import CatalogError
     from clawmark.catalog.package import load_tasks
 
@@ -106,9 +119,6 @@ def _closed_loop_tasks(rows, tasks_dir: Path | None, store, sweep_id: str) -> di
     if not wanted:
         return {}
     where = tasks_dir or _pinned_tasks_dir(store, sweep_id)
-    if where is None:
-        raise AuditIncomplete(f"sweep {sweep_id} pins no closed-loop task tree: give --tasks-dir, the tree "
-                              f"holding {', '.join(sorted(wanted))}")
     try:
         tasks = {t.task_id: t for t in load_tasks(where) if t.task_id in wanted}
     except CatalogError as exc:
@@ -119,15 +129,15 @@ def _closed_loop_tasks(rows, tasks_dir: Path | None, store, sweep_id: str) -> di
     return tasks
 
 
-def _pinned_tasks_dir(store, sweep_id: str) -> Path | None:
+def _pinned_tasks_dir(store, sweep_id: str) -> Path:
     from clawmark.results.pinning import pinned_config
+    from clawmark.settings import TASKS_CATALOG
 
     try:
-        config = pinned_config(store, sweep_id)
+        found = _find_key(pinned_config(store, sweep_id), "tasks_dir")
     except (OSError, ValueError):
-        return None
-    found = _find_key(config, "tasks_dir")
-    return Path(found) if found else None
+        found = None
+    return Path(found) if found else TASKS_CATALOG / "closed_loop"
 
 
 def _find_key(data, key: str):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from clawmark.audit.hidden import closed_loop_material, hidden_in
-from clawmark.audit.produced import own_work, produced_files, split_text
+from clawmark.audit.hidden import closed_loop_material, hidden_in, with_references
+from clawmark.audit.produced import attempt_reference_files, own_work, produced_files, split_text
 from clawmark.catalog import load_task
 
 SAMPLE_DIR = "shared/datasets/uniclawbench-sample"
@@ -70,3 +70,14 @@ def test_a_follow_up_is_excused_only_by_work_done_before_it():
     material = closed_loop_material(load_task(TASK))
     assert hidden_in(feedback.seen, material, before) != []
     assert hidden_in(feedback.seen, material, own_work(texts)) == []  # what a copied leak would hide
+
+
+def test_references_an_attempts_pre_exec_regenerated_are_hidden_material_of_that_cell():
+    material = closed_loop_material(load_task(TASK))
+    regenerated = "the regenerated snapshot holds page live-5c2f owned by Priya Raman since the beta retro"
+    assert attempt_reference_files(["package/x/references/ground_truth.json", "package/package.json",
+                                    "artifacts/references/a.md"]) == ["package/x/references/ground_truth.json"]
+    assert hidden_in(regenerated, material, "") == []
+    extended = with_references(material, [("ground_truth.json", regenerated)])
+    [(kind, _)] = hidden_in(regenerated, extended, "")
+    assert kind == "attempt reference ground_truth.json"
