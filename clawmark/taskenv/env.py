@@ -15,6 +15,7 @@ from clawmark.fsio import atomic_write_text
 from clawmark.taskenv.config import WORKSTATION_RECIPE, TaskEnvConfig
 from clawmark.taskenv.inject import inject_services, inject_skills, inject_sources
 from clawmark.taskenv.layout import PREPARE_SCRIPT, RESULTS_DIR, WORKSPACE
+from clawmark.taskenv.errors import PreExecFailed
 from clawmark.taskenv.package import PackageGuard, attempt_copy, keep_hidden_only, reload
 from clawmark.taskenv.pre_exec import run_pre_exec
 from clawmark.taskenv.services import save_service_logs, start_services
@@ -74,7 +75,10 @@ class TaskEnv:
             self.work_dir = Path(tempfile.mkdtemp(prefix="clawmark-package-"))
         self.task = attempt_copy(self.package_task, self.work_dir)
         run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s, snapshot=self.config.snapshot)
-        self.task = reload(self.task)  # what pre_exec regenerated (references too) is this attempt's
+        try:
+            self.task = reload(self.task)  # what pre_exec regenerated (references too) is this attempt's
+        except CatalogError as exc:
+            raise PreExecFailed("scripts", f"left a package that does not load: {exc}") from None
 
     def start(self):
         """The container, with nothing of the package in it yet; gone again if this fails."""

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from clawmark.catalog.package import load_task
-from clawmark.taskenv import TaskEnv
+from clawmark.taskenv import PreExecFailed, TaskEnv
 from clawmark.taskenv.package import PackageChanged, PackageGuard, attempt_copy, file_digests
 
 SAMPLE_DIR = "shared/datasets/uniclawbench-sample"  # beside the checkout (a worktree's is one level deeper)
@@ -171,3 +171,15 @@ def test_a_link_to_a_hidden_file_is_left_out_of_the_copy(tmp_path):
     assert sorted(p.name for p in copy.sources_dir.iterdir()) == ["notes.md", "notes_link.md", "snapshot.json"]
     assert (copy.sources_dir / "notes_link.md").is_symlink()
     assert (copy.package_dir / "references" / "rule_link.md").read_text().startswith("# rule")
+
+
+def test_a_pre_exec_that_breaks_its_copy_fails_typed(tmp_path):
+    folder = package(tmp_path, script="import pathlib\n"
+                     "pathlib.Path(__file__).resolve().parent.parent.joinpath('references', 'eval_rule.md').unlink()\n")
+    task = load_task(folder)
+    env = TaskEnv(task, logs_dir=tmp_path / "logs", work_dir=tmp_path / "package")
+    with pytest.raises(PreExecFailed, match="left a package that does not load"):
+        env.pre_exec()
+    env.__exit__(PreExecFailed, None, None)
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
