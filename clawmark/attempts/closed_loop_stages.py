@@ -29,10 +29,12 @@ from clawmark.attempts.stages import DEFAULT_BOUND_S, Stage, TrackStages
 from clawmark.claws import ClawContext
 from clawmark.results import AttemptRow, Status
 from clawmark.taskenv.errors import PreExecFailed
+from clawmark.taskenv.package import PackageChanged
 
 EXECUTOR_ROLE = "executor"
 VISION_SUFFIX = "-vision"  # a sibling route pinned to the image model, on the same ledger
 SETUP_MARGIN_S = 300.0
+PACKAGE_DIR = "package"  # the attempt's copy of a task package with pre_exec scripts: supervisor side
 
 
 class ClosedLoopAttempt:
@@ -53,6 +55,7 @@ class ClosedLoopAttempt:
         self.live_done: set[str] = set()  # keys of live-environment steps already run
         self.step: str | None = "provision"
         self.outcome: LoopOutcome | None = None
+        self.package_changed: PackageChanged | None = None
         spec = task.spec
         self.followups = spec.codex.max_user_followups
         self.turn_limit = float(config.turn_timeout_s or spec.timeout_seconds)
@@ -90,8 +93,9 @@ def provision(s: ClosedLoopAttempt) -> None:
     with s.clock.phase("provision"):
         s.ctx = s.ctx or _context(s)
         s.env = s.env or _environment(s, s.ctx)
-        # keyed by the cell's task hash (fixed at open): a script that writes into its package leaves it alone
+        # keyed by the cell's task hash (fixed at open); it runs in the attempt's copy of the package
         s.live_step(f"pre_exec:{s.fields['task_hash']}:{s.config.snapshot}", s.env.pre_exec)
+        s.task = s.env.task  # that copy, references regenerated, is what is injected and judged
         _start_container(s)
     s.step = "inject"
 
@@ -134,6 +138,8 @@ def teardown(s: ClosedLoopAttempt) -> None:
         run_cleanup(s.layout, "teardown", lambda: _stop_container(s))
     if s.registered:
         run_cleanup(s.layout, "unregister", lambda: _unregister(s))
+    if s.env is not None:
+        run_cleanup(s.layout, "package", lambda: _release_package(s))
 
 
 def teardown_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
@@ -142,6 +148,8 @@ def teardown_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
 
 def record(s: ClosedLoopAttempt) -> AttemptRow:
     outcome = s.outcome or LoopOutcome.harness(RuntimeError("no stage set an outcome"), "attempt")
+    if s.package_changed is not None:  # the cell key no longer names what ran: an error, rerunnable
+        outcome = LoopOutcome.infra(s.package_changed, "package", threshold=s.threshold)
     if s.registered:  # the container was ready: the row names its image
         outcome = outcome.model_copy(update={"image_id": s.image_id})
     row = _row(s, outcome)
@@ -156,7 +164,16 @@ def _start_container(s: ClosedLoopAttempt) -> None:
 
 def _stop_container(s: ClosedLoopAttempt) -> None:
     s.container_up = False
-    s.env.__exit__(None, None, None)
+    s.env.stop()  # the package copy stays: a retried inject starts a fresh container from it
+
+
+def _release_package(s: ClosedLoopAttempt) -> None:
+    """The attempt's package copy pruned to the references it was judged against (package/ in its
+    folder); the package itself checked unchanged, byte for byte."""
+    try:
+        s.env.release_package()
+    except PackageChanged as exc:
+        s.package_changed = exc
 
 
 def _inject_bound(s: ClosedLoopAttempt) -> float:
@@ -239,8 +256,9 @@ def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> Any:
     if s.config.web is not None:  # the web proxy in front of the container (clawmark/webproxy)
         from clawmark.webproxy import ProxiedTaskEnv
 
-        return ProxiedTaskEnv(s.task, config, s.layout.logs, s.config.web, s.layout.artifacts / "web")
-    return TaskEnv(s.task, config, s.layout.logs)
+        return ProxiedTaskEnv(s.task, config, s.layout.logs, s.config.web, s.layout.artifacts / "web",
+                              work_dir=s.layout.dir / PACKAGE_DIR)
+    return TaskEnv(s.task, config, s.layout.logs, work_dir=s.layout.dir / PACKAGE_DIR)
 
 
 def _register(s: ClosedLoopAttempt) -> None:

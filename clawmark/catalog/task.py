@@ -206,10 +206,14 @@ class ClosedLoopTask(BaseModel):
             hidden.add(privacy)
         return sorted(hidden)
 
+    def package_files(self) -> list[Path]:
+        """The files `content_hash` reads: every file of the package but the task file, sorted."""
+        return sorted(p for p in self.package_dir.rglob("*") if p.is_file() and p != self.task_file)
+
     def content_hash(self) -> str:
         """Stable across layouts and locations: the parsed spec plus every package file's bytes."""
         digest = hashlib.sha256(json.dumps(self.spec.model_dump(mode="json"), sort_keys=True).encode())
-        for path in sorted(p for p in self.package_dir.rglob("*") if p.is_file() and p != self.task_file):
+        for path in self.package_files():
             digest.update(path.relative_to(self.package_dir).as_posix().encode() + b"\0")
             digest.update(path.read_bytes())
         return digest.hexdigest()[:16]

@@ -5,7 +5,9 @@ artifact, log and row of the sweep (in a store folder or, read through its files
 URL such as s3://…), as they are and base64-, percent-, JSON- or hex-encoded (values of 8
 characters or more), and for each task's hidden material (rubric lines, reference
 contents, gold and test patches) in what the claws and the user simulator produced. Prints one
-line per finding (file, what leaked, secrets masked); exit 1 when there is any, 2 on bad input."""
+line per finding (file, what leaked, secrets masked); exit 1 when there is any, 2 on bad input,
+including a task whose hidden material is not found (no task tree pinned or given, a tree
+without the task): an audit that could not look is never "clean"."""
 
 from __future__ import annotations
 
@@ -19,12 +21,13 @@ def audit(
     sweep_id: str = typer.Argument(..., help="The sweep to scan."),
     results: str | None = typer.Option(None, "--results", help="Result store: a folder or a filesystem URL "
                                        "(s3://…, any fsspec URL; default: CLAWMARK_RESULTS)."),
-    tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Closed-loop task tree (default: the sweep's pinned one)."),
+    tasks_dir: Path | None = typer.Option(None, "--tasks-dir", help="Closed-loop task tree (default: the sweep's "
+                                          "pinned one; required when none is pinned)."),
     instances: Path | None = typer.Option(None, "--instances", help="SWE instances file (default: the bundled one)."),
     also: list[Path] = typer.Option([], "--also", help="More logs to scan for secrets (files or folders)."),
 ) -> None:
     """Scan one sweep; exit 1 when anything leaked."""
-    from clawmark.audit import audit_sweep
+    from clawmark.audit import AuditIncomplete, audit_sweep
     from clawmark.audit.files import has_sweep
     from clawmark.cli.console import console
     from clawmark.cli.sweep import _store  # the one parser of a --results store, shared with `clawmark sweep`
@@ -33,13 +36,14 @@ def audit(
     if not has_sweep(store, sweep_id):
         typer.echo(f"error: {store.location}: sweep {sweep_id}: a sweep with rows or artifacts in this store", err=True)
         raise typer.Exit(2)
-    report = audit_sweep(store, sweep_id, os.environ, tasks_dir=tasks_dir, instances=instances, extra_paths=also)
+    try:
+        report = audit_sweep(store, sweep_id, os.environ, tasks_dir=tasks_dir, instances=instances, extra_paths=also)
+    except AuditIncomplete as exc:
+        typer.echo(f"error: audit {sweep_id} cannot check for hidden material: {exc}", err=True)
+        raise typer.Exit(2) from None
     out = console()
     for finding in report.findings:
         out.print(f"LEAK {finding.where}: {finding.what}", markup=False, highlight=False)
-    if report.unknown_tasks:
-        out.print(f"note: hidden material of {', '.join(report.unknown_tasks)} not found (give --tasks-dir / --instances)",
-                  markup=False)
     verdict = f"{len(report.findings)} finding(s)" if report.findings else "clean"
     out.print(f"audit {sweep_id}: {verdict}; {report.files} files, {report.rows} rows, "
               f"{report.cells_checked_for_hidden} cells checked for hidden material", markup=False)

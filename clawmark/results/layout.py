@@ -23,6 +23,9 @@ cycles/<n>/       closed loop, one folder per executor turn n (0-based):
                     sent (simulator, simulator_retry, neutral) and the drafts the leak audit stopped
   feedback.txt      the rewritten follow-up the executor got next ("" when none)
   leak.json         leak-audit flags of every draft of that follow-up, and what was sent instead
+package/          closed loop, a task with pre_exec: the attempt's copy of the package, pruned
+                  after the attempt to the hidden references it was judged against, and
+                  package.json (what pre_exec changed); supervisor side, never the executor's
 outcome.json      closed loop: stop reason, status, best turn and score
 usage.json        closed loop: tokens, calls and cost per role (executor, supervisor, user_simulator)
 ```

@@ -3,7 +3,11 @@
 `with TaskEnv(task, TaskEnvConfig(...), logs_dir) as sandbox:` gives a running container
 (`clawmark.runtime.sandbox.Sandbox`) ready for the first executor turn, in this order:
 
-1. pre_exec scripts run on the HOST from the package folder, with only the task's `.privacy`
+0. The package is a read-only input (clawmark/taskenv/package.py): its files' digests are taken
+   first and checked when the environment is left (a change: `PackageChanged`, naming the
+   files); a task with pre_exec scripts is copied into `work_dir` and the copy is what runs,
+   is injected and is judged (`TaskEnv.task`), pruned at the end to its hidden references.
+1. pre_exec scripts run on the HOST from the (copied) package folder, with only the task's `.privacy`
    variables (values from the runner's environment; unset ones are named in the log) plus
    PATH/HOME/LANG-like basics and SNAPSHOT_MODE=1 in snapshot mode, under a per-task fcntl
    lock unless `pre_exec_parallel_safe` (failure: `PreExecFailed`, log in `logs_dir/pre_exec/`).
@@ -51,7 +55,8 @@ Hidden material never enters: references/, pre_exec scripts and `.privacy`
 from clawmark.taskenv.config import NetworkPolicy, TaskEnvConfig
 from clawmark.taskenv.env import TaskEnv
 from clawmark.taskenv.errors import PreExecFailed, ServiceFailed, TaskEnvError
+from clawmark.taskenv.package import PackageChanged
 from clawmark.taskenv.layout import LOGS_DIR, RESULTS_DIR, SKILLS_DIR, SOURCES_DIR
 
-__all__ = ["LOGS_DIR", "RESULTS_DIR", "SKILLS_DIR", "SOURCES_DIR", "NetworkPolicy", "PreExecFailed",
+__all__ = ["LOGS_DIR", "RESULTS_DIR", "SKILLS_DIR", "SOURCES_DIR", "NetworkPolicy", "PackageChanged", "PreExecFailed",
            "ServiceFailed", "TaskEnv", "TaskEnvConfig", "TaskEnvError"]

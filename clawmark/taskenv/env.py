@@ -15,6 +15,8 @@ from clawmark.fsio import atomic_write_text
 from clawmark.taskenv.config import WORKSTATION_RECIPE, TaskEnvConfig
 from clawmark.taskenv.inject import inject_services, inject_skills, inject_sources
 from clawmark.taskenv.layout import PREPARE_SCRIPT, RESULTS_DIR, WORKSPACE
+from clawmark.taskenv.errors import PreExecFailed
+from clawmark.taskenv.package import PackageGuard, attempt_copy, keep_hidden_only, reload
 from clawmark.taskenv.pre_exec import run_pre_exec
 from clawmark.taskenv.services import save_service_logs, start_services
 
@@ -23,13 +25,13 @@ LIFETIME_MARGIN_S = 1800
 
 def enter_in_steps(env) -> None:
     """A task environment's __enter__ as its three steps (pre_exec, start, prepare); a failed
-    prepare tears down what start made before the error goes on."""
-    env.pre_exec()
-    env.start()
+    step tears down what the earlier ones made (container, package copy) before the error goes on."""
     try:
+        env.pre_exec()
+        env.start()
         env.prepare()
-    except BaseException:
-        env.__exit__(None, None, None)
+    except BaseException as exc:
+        env.__exit__(type(exc), exc, exc.__traceback__)
         raise
 
 
@@ -37,15 +39,22 @@ class TaskEnv:
     """Pre_exec on the host, then a container with the package injected and services started.
 
     Raises PreExecFailed / ServiceFailed (logs saved in logs_dir) or the runtime's errors; the
-    container never outlives the `with` block.
+    container never outlives the `with` block. The package is a read-only input
+    (clawmark/taskenv/package.py): a task with pre_exec scripts runs them in a copy under
+    `work_dir`, and `task` is then that copy (injected, and judged by its references); leaving
+    the block prunes the copy to its hidden references and raises PackageChanged if the package
+    itself changed.
     """
 
     def __init__(self, task, config: TaskEnvConfig | None = None, logs_dir: Path | None = None,
-                 on_layout: Sequence[Callable[[Any], Any]] = ()) -> None:
+                 on_layout: Sequence[Callable[[Any], Any]] = (), work_dir: Path | None = None) -> None:
         """`on_layout` hooks get the sandbox once the layout and the executor user exist, before
         anything of the package is injected or started (the web proxy installs its CA there, so
-        services, pre-turn setup and every turn already trust it)."""
+        services, pre-turn setup and every turn already trust it). `work_dir`: where the
+        attempt's copy of the package goes (default: a temporary folder)."""
         self.task, self.config, self.on_layout = task, config or TaskEnvConfig(), tuple(on_layout)
+        self.package_task, self.guard = task, PackageGuard(task)  # digests before anything runs
+        self.work_dir = Path(work_dir) if work_dir else None
         self.logs_dir = Path(logs_dir) if logs_dir else Path(tempfile.mkdtemp(prefix="clawmark-taskenv-"))
         self.sandbox = None
         self.skipped_links: list[str] = []
@@ -57,10 +66,19 @@ class TaskEnv:
 
     # The three steps of __enter__, for a caller that runs (and retries) them one by one.
     def pre_exec(self) -> None:
-        """The package's pre_exec scripts, on the host."""
+        """The package's pre_exec scripts, on the host, in the attempt's copy of the package."""
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         _refuse_package_mounts(self.task, self.config)
+        if not self.package_task.pre_exec_scripts:
+            return
+        if self.work_dir is None:
+            self.work_dir = Path(tempfile.mkdtemp(prefix="clawmark-package-"))
+        self.task = attempt_copy(self.package_task, self.work_dir)
         run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s, snapshot=self.config.snapshot)
+        try:
+            self.task = reload(self.task)  # what pre_exec regenerated (references too) is this attempt's
+        except CatalogError as exc:
+            raise PreExecFailed("scripts", f"left a package that does not load: {exc}") from None
 
     def start(self):
         """The container, with nothing of the package in it yet; gone again if this fails."""
@@ -70,7 +88,7 @@ class TaskEnv:
         try:
             self._proxy_client = _register_with_proxy(self.sandbox, self.config)
         except BaseException:
-            self.__exit__(None, None, None)
+            self.stop()
             raise
         return self.sandbox
 
@@ -79,6 +97,21 @@ class TaskEnv:
         self._prepare()
 
     def __exit__(self, *exc_info) -> None:
+        try:
+            self.stop()
+        finally:
+            self.release_package(raise_changed=exc_info[0] is None)
+
+    def release_package(self, raise_changed: bool = True) -> None:
+        """Once the attempt is over: its copy pruned to the hidden references it was judged
+        against (and package.json); PackageChanged naming the files if the package changed."""
+        if self.task is not self.package_task and self.work_dir is not None and self.work_dir.is_dir():
+            keep_hidden_only(self.task, self.work_dir, self.guard.digests)
+        if raise_changed:
+            self.guard.check()
+
+    def stop(self) -> None:
+        """The container down (service logs saved first); the package copy stays for a restart."""
         if self.sandbox is None:
             return
         try:

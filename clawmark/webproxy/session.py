@@ -25,13 +25,17 @@ class ProxiedTaskEnv:
     is refused. The CA is installed as soon as the container's layout exists, before services
     start, so services, the claw and its tools all trust it."""
 
-    def __init__(self, task, env_config, logs_dir: Path, web: WebProxyConfig, web_dir: Path) -> None:
+    def __init__(self, task, env_config, logs_dir: Path, web: WebProxyConfig, web_dir: Path,
+                 work_dir: Path | None = None) -> None:
         if env_config.network_policy == "registries-only":
             raise WebProxyError("the web proxy replaces the registries-only proxy: use network_policy none "
                                 "(registries stay reachable through the web proxy's pass-through hosts)")
+        from clawmark.taskenv import TaskEnv
+
         self.task, self.env_config, self.logs_dir = task, env_config, Path(logs_dir)
         self.proxy = WebProxy(web, task.task_id, web_dir, task_rules(task))
         self.inner = None
+        self.package_env = TaskEnv(task, env_config, self.logs_dir, work_dir=work_dir)  # pre_exec, the package copy
 
     def __enter__(self):
         from clawmark.taskenv.env import enter_in_steps
@@ -41,9 +45,8 @@ class ProxiedTaskEnv:
 
     # TaskEnv's three steps (pre_exec, start, prepare), for a caller that runs them one by one.
     def pre_exec(self) -> None:
-        from clawmark.taskenv import TaskEnv
-
-        TaskEnv(self.task, self.env_config, self.logs_dir).pre_exec()  # on the host: no proxy involved
+        self.package_env.pre_exec()  # on the host: no proxy involved
+        self.task = self.package_env.task  # the attempt's copy when pre_exec ran
 
     def start(self):
         from clawmark.taskenv import TaskEnv
@@ -55,7 +58,7 @@ class ProxiedTaskEnv:
             self.inner = TaskEnv(self.task, config, self.logs_dir, on_layout=[trust])  # CA before services
             return self.inner.start()
         except BaseException:
-            self.__exit__(None, None, None)
+            self.stop()
             raise
 
     def prepare(self) -> None:
@@ -63,10 +66,19 @@ class ProxiedTaskEnv:
 
     def __exit__(self, *exc_info) -> None:
         try:
-            if self.inner is not None:
-                self.inner.__exit__(*exc_info)
+            self.stop()
         finally:
-            self.proxy.__exit__(*exc_info)
+            self.package_env.release_package(raise_changed=exc_info[0] is None)
+
+    def release_package(self, raise_changed: bool = True) -> None:
+        self.package_env.release_package(raise_changed)
+
+    def stop(self) -> None:
+        try:
+            if self.inner is not None:
+                self.inner.stop()
+        finally:
+            self.proxy.__exit__(None, None, None)
 
     def snapshot_results(self, dest: Path) -> list[str]:
         return self.inner.snapshot_results(dest)

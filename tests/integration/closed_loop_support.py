@@ -17,7 +17,9 @@ from clawmark.settings import TASKS_CATALOG
 
 BUNDLED = TASKS_CATALOG / "closed_loop"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "uniclawbench-sample"
+SAMPLE_DIR = "shared/datasets/uniclawbench-sample"  # beside the checkout (a worktree's is one level deeper)
+UPSTREAM = next((p / SAMPLE_DIR for p in Path(__file__).resolve().parents if (p / SAMPLE_DIR).is_dir()),
+                Path(__file__).resolve().parents[3] / SAMPLE_DIR)
 FIXTURE_TASK = "fx_101_sum"  # tests/fixtures/closed_loop: a small task of our own, for breaking on purpose
 FIXTURE_EXECUTOR = "scripted/cl-fx_101_sum"  # writes results/summary.json {total 790.0, top_region East}
 
@@ -71,10 +73,10 @@ def upstream_task(category: str, task_id: str):
     return load_task(UPSTREAM / "tasks" / category / f"{task_id}.yaml")
 
 
-def attempt(task, model: str, store, gateway, claw: str = "reference", **config):
+def attempt(task, model: str, store, gateway, claw: str = "reference", sweep_id: str = "cltest", **config):
     from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, run_closed_loop_attempt
 
-    return run_closed_loop_attempt(task, claw, model, 0, store, "cltest", gateway,
+    return run_closed_loop_attempt(task, claw, model, 0, store, sweep_id, gateway,
                                    config=ClosedLoopAttemptConfig(**config))
 
 
