@@ -49,8 +49,8 @@ class ClosedLoopAttemptConfig(BaseModel):
     service_ready_s: float = Field(20.0, gt=0, description="How long a background service may take to listen.")
     turn_timeout_s: float | None = Field(None, gt=0, description="Override of the task's timeout_seconds.")
     total_timeout_s: float | None = Field(None, gt=0, description="Override of the task's max_total_seconds.")
-    judge_budget_usd: float = Field(2.0, ge=0, description="Spend cap of each judge role (supervisor, user "
-                                    "simulator), its own: the claw's spend never reaches it (budgets.cost_usd is the claw's).")
+    judge_budget_usd: float = Field(2.0, ge=0, description="Spend cap of each judge role (supervisor, user simulator), "
+                                    "its own: the claw's spend (budgets.cost_usd) never reaches it.")
     deadline_grace_s: float = Field(30.0, ge=0, description="Host deadline of a turn = its budget + this.")
     web: WebProxyConfig | None = Field(None, description="The web proxy (record/replay, block rules) in front "
                                        "of the task container; None = no proxy (clawmark/webproxy).")

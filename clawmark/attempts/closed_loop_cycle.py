@@ -10,6 +10,7 @@ ends the attempt through the stop order and marks its stage failed (AttemptStopp
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -136,12 +137,17 @@ def _provider_failure(s: Any, result: TurnResult) -> tuple[Status, str] | None:
 
 
 def _executor_capped(s: Any) -> str | None:
-    """The gateway's refusal when the executor reached its own cost cap (its vision calls
-    included), else None. The judges have caps of their own, so the turn can still be judged."""
+    """Why the executor can spend no more, when it reached its own cost cap (its vision calls
+    included): the gateway refused a call, or the claw stopped itself at the cap. The judges
+    have caps of their own, so the turn is still judged."""
     from clawmark.gateway.ledger import read_ledger
 
-    refused = (r for r in read_ledger(s.layout.ledger) if r.role == "executor" and r.status == "budget_exceeded")
-    return next((f"executor cost cap reached: {r.error}" for r in refused), None)
+    calls = [r for r in read_ledger(s.layout.ledger) if r.role == "executor" and not r.refused]
+    spent = math.fsum(r.cost_usd for r in calls if not math.isnan(r.cost_usd))
+    cap = s.config.budgets.cost_usd
+    if spent >= cap or any(r.status == "budget_exceeded" for r in calls):
+        return f"executor cost cap of ${cap:g} reached (spent ${spent:.4f})"
+    return None
 
 
 def _turn_bound(s: Any) -> float:

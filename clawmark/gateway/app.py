@@ -135,7 +135,8 @@ class GatewayApp:
 
 def _listing(models: list[str | None]) -> dict:
     created = int(time.time())
-    data = [{"id": m, "object": "model", "created": created, "owned_by": "clawmark"} for m in dict.fromkeys(models) if m]
+    data = [{"id": m, "object": "model", "created": created, "owned_by": "clawmark"}
+            for m in dict.fromkeys(models) if m]
     return {"object": "list", "data": data}
 
 

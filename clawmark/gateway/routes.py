@@ -134,11 +134,13 @@ class RouteTable:
             recorder=CassetteRecorder(self.record_dir / f"{attempt_id}.yaml") if self.record_dir else None)
         return self._add(route)
 
-    def register_sibling(self, attempt_id: str, of: AttemptRoute, *, model: str, role: str = "executor") -> AttemptRoute:
+    def register_sibling(self, attempt_id: str, of: AttemptRoute, *, model: str, role: str = "executor",
+                         params: dict[str, Any] | None = None) -> AttemptRoute:
         """A second route of `of`'s `role` pinned to another model (the claw's vision fallback):
         the same token, budget and ledger, so it widens neither the role's access nor its cap."""
         check_id(attempt_id)
         route = AttemptRoute(attempt_id=attempt_id, model=model, prices=of.prices, ledger=of.ledger,
+                             params=dict(params or {}),
                              tokens={role: of.tokens[role]}, budgets={role: of.budget(role)},
                              require_token=of.require_token)
         return self._add(route)

@@ -93,14 +93,15 @@ class GatewayServer:
                                     sweep_budget=sweep_budget, ledger_path=ledger_path, role_models=role_models,
                                     params=params, prices=prices, require_token=require_token)
 
-    def register_sibling(self, attempt_id: str, of: AttemptRoute, *, model: str) -> AttemptRoute:
+    def register_sibling(self, attempt_id: str, of: AttemptRoute, *, model: str,
+                         params: dict[str, Any] | None = None) -> AttemptRoute:
         """The claw's vision route (`attempt_id`), pinned to `model`: it opens with the executor's
         token of `of` and spends its budget into its ledger, so it widens neither."""
         cap = of.budget("executor").cap_usd
         if cap is not None and cap > 0:
             prices = of.prices or default_prices()
             require_price(model, prices, prices.fallback, f"executor cost cap of attempt {of.attempt_id}")
-        return self.routes.register_sibling(attempt_id, of, model=model)
+        return self.routes.register_sibling(attempt_id, of, model=model, params=params)
 
     def unregister_attempt(self, attempt_id: str) -> None:
         self.routes.unregister(attempt_id)

@@ -83,7 +83,8 @@ def fold_usage(summary: Mapping[str, Any], caps: Mapping[str, float | None] | No
         raise UnknownRole(f"usage summary has roles {unknown}; the results schema knows {list(ROLES)}")
     usage = {role: RoleUsage.from_totals(summary[role]) if role in summary else RoleUsage.zero() for role in ROLES}
     caps = {role: cap for role, cap in (caps or {}).items() if cap is not None}
-    return {role: u.model_copy(update={"cap_usd": float(caps[role])}) if role in caps else u for role, u in usage.items()}
+    return {role: u.model_copy(update={"cap_usd": float(caps[role])}) if role in caps else u
+            for role, u in usage.items()}
 
 
 def total_cost(usage: Mapping[str, RoleUsage]) -> float:
