@@ -138,14 +138,15 @@ def _provider_failure(s: Any, result: TurnResult) -> tuple[Status, str] | None:
 
 def _executor_capped(s: Any) -> str | None:
     """Why the executor can spend no more, when it reached its own cost cap (its vision calls
-    included): the gateway refused a call, or the claw stopped itself at the cap. The judges
+    included): the gateway refused a call, or the claw stopped itself at the cap (a zero cap
+    counts only once a call was refused: a claw that calls no model is not capped). The judges
     have caps of their own, so the turn is still judged."""
     from clawmark.gateway.ledger import read_ledger
 
     calls = [r for r in read_ledger(s.layout.ledger) if r.role == "executor" and not r.refused]
     spent = math.fsum(r.cost_usd for r in calls if not math.isnan(r.cost_usd))
     cap = s.config.budgets.cost_usd
-    if spent >= cap or any(r.status == "budget_exceeded" for r in calls):
+    if 0 < cap <= spent or any(r.status == "budget_exceeded" for r in calls):
         return f"executor cost cap of ${cap:g} reached (spent ${spent:.4f})"
     return None
 

@@ -276,8 +276,8 @@ def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
     layout.usage.write_text(json.dumps(summary, indent=2, default=str))
     layout.outcome.write_text(outcome.model_dump_json(indent=2))
     return AttemptRow.from_usage(
-        summary, caps=role_caps(config), **s.fields, attempt_id=s.attempt_id, **outcome.row_fields(), wall=s.clock.times(),
-        started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash,
+        summary, caps=role_caps(config), **s.fields, attempt_id=s.attempt_id, **outcome.row_fields(),
+        wall=s.clock.times(), started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash,
         scripted_model=is_scripted(s.model), artifacts_dir=str(layout.dir), network_policy=config.network_policy,
         snapshot_mode=config.snapshot, **row_web_counts(layout.artifacts / "web"), **cross_check,
     )

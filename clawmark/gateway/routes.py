@@ -27,6 +27,7 @@ from clawmark.gateway.replay import ReplayStore
 from clawmark.results.usage import ROLES
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+MAX_REFUSED_LINES = 200  # per route: a claw hammering its judge's route cannot fill the disk (all still 403)
 
 # Request fields a claw may set; anything else (api_base, api_key, model_list, ...) is dropped so
 # a claw cannot redirect the call or bill another key.
@@ -59,6 +60,7 @@ class AttemptRoute:
     require_token: bool = False  # True: a call without its role's token is refused before anything else
     inflight: InFlight = field(init=False)
     replays: ReplayStore = field(init=False)  # answers a rerun stage replays; dies with the route
+    refused_lines: int = field(init=False, default=0)  # calls with another role's token, ledgered so far
 
     def __post_init__(self) -> None:
         self.inflight = InFlight(self.attempt_id)
@@ -93,7 +95,9 @@ class AttemptRoute:
             return
         if holder is None:
             raise TokenRefused(f"this token does not belong to attempt {self.attempt_id!r}", 403)
-        self.ledger.append(refused_record(self.attempt_id, holder, self.model_for(holder, None) or "", role))
+        if self.refused_lines < MAX_REFUSED_LINES:  # checked on the event loop: one writer
+            self.refused_lines += 1
+            self.ledger.append(refused_record(self.attempt_id, holder, self.model_for(holder, None) or "", role))
         raise TokenRefused(f"the {holder} token of attempt {self.attempt_id!r} does not open its {role} route", 403)
 
     def model_for(self, role: str, asked: str | None) -> str | None:

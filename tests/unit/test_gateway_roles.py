@@ -110,3 +110,11 @@ def test_each_role_spends_against_its_own_cap(gateway, upstream, tmp_path):
     assert spent["executor"] > caps["executor"] and spent["supervisor"] > 0 and spent["user_simulator"] == 0
     summary = summarize_ledger(tmp_path / "roles-c.jsonl")
     assert math.isclose(summary["executor"]["cost_usd"], spent["executor"])
+
+
+def test_refused_lines_are_bounded_per_route(gateway, upstream, tmp_path, monkeypatch):
+    monkeypatch.setattr("clawmark.gateway.routes.MAX_REFUSED_LINES", 2)
+    route = _register(gateway, "roles-flood", upstream, tmp_path)
+    statuses = [_call(gateway, "roles-flood", "supervisor", route.token).status_code for _ in range(4)]
+    assert statuses == [403] * 4  # every one refused, only the first two written down
+    assert [r.status for r in read_ledger(tmp_path / "roles-flood.jsonl")] == ["refused"] * 2
