@@ -1,10 +1,10 @@
 """One attempt of the closed-loop track: one task × one claw × one model × one seed → one row.
 
 load task ─► TaskEnv (provision, inject sources/skills/services, pre_exec) ─► register the attempt
-at the gateway (executor, supervisor, user_simulator models; one ledger) ─► claw.create_agent ─►
-cycles: executor turn ─► results snapshot ─► checks ─► supervisor ─► stop order ─► firewall ─►
-simulator ─► rewriter ─► leak audit ─► next turn ─► outcome ─► row (committed last) ─►
-delete_agent and teardown always. Every cycle leaves `cycles/<n>/` (see results/layout.py).
+at the gateway (executor, supervisor, user_simulator: a model, token and cost cap each; one ledger)
+─► claw.create_agent ─► cycles: executor turn ─► results snapshot ─► checks ─► supervisor ─►
+stop order ─► firewall ─► simulator ─► rewriter ─► leak audit ─► next turn ─► outcome ─► row
+(committed last) ─► delete_agent and teardown always. Every cycle leaves `cycles/<n>/` (see results/layout.py).
 
 Budgets: each executor turn gets the task's ``timeout_seconds``; all executor turns together get
 ``max_total_seconds`` (supervisor, simulator, checks and set-up are not counted).
@@ -52,7 +52,8 @@ class ClosedLoopAttemptConfig(BaseModel):
     service_ready_s: float = Field(20.0, gt=0, description="How long a background service may take to listen.")
     turn_timeout_s: float | None = Field(None, gt=0, description="Override of the task's timeout_seconds.")
     total_timeout_s: float | None = Field(None, gt=0, description="Override of the task's max_total_seconds.")
-    judge_budget_usd: float = Field(2.0, ge=0, description="Spend cap of supervisor + simulator, on top of the claw's.")
+    judge_budget_usd: float = Field(2.0, ge=0, description="Spend cap of each judge role (supervisor, user simulator), "
+                                    "its own: the claw's spend (budgets.cost_usd) never reaches it.")
     deadline_grace_s: float = Field(30.0, ge=0, description="Host deadline of a turn = its budget + this.")
     web: WebProxyConfig | None = Field(None, description="The web proxy (record/replay, block rules) in front "
                                        "of the task container; None = no proxy (clawmark/webproxy).")

@@ -10,6 +10,7 @@ ends the attempt through the stop order and marks its stage failed (AttemptStopp
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -36,7 +37,10 @@ def executor_turn(s: Any) -> None:
     result = _run_turn(s, turn, min(s.turn_limit, remaining), folder)
     record = CycleRecord.start(turn, result, global_cut=result.timeout and remaining <= s.turn_limit)
     record.cycle.time_left = s.executor_s < s.total_limit
-    if (failure := _provider_failure(s, result)) is not None:
+    if (capped := _executor_capped(s)) is not None:  # the turn is judged, and no turn follows it
+        record.fail_with(Status.BUDGET_EXHAUSTED, capped, "executor_budget")
+        record.cycle.time_left = False
+    elif (failure := _provider_failure(s, result)) is not None:
         _stop(s, record.fail_with(*failure, "provider"))
     s.current, s.step = record, "supervise"
 
@@ -60,7 +64,7 @@ def supervise(s: Any) -> None:
         s.env.snapshot_results(folder / "results")
         messages = visible_messages(s.claw, folder / "transcript")
         s.evidence = judge(s, record, folder, messages, turns=(s.turn, s.max_turns))
-    if record.cycle.error is not None:  # the supervisor answered invalid twice
+    if s.evidence is None:  # the supervisor answered invalid twice
         _stop(s, record)
     if wants_follow_up(record, _followups_left(s, record)):
         s.step = "follow-up"
@@ -130,6 +134,21 @@ def _provider_failure(s: Any, result: TurnResult) -> tuple[Status, str] | None:
         return None
     detail = f"{failed.model}: {failed.error}" if failed is not None else (result.error or "reported by the claw")
     return status, f"model provider {result.error_kind or status} ({detail})"
+
+
+def _executor_capped(s: Any) -> str | None:
+    """Why the executor can spend no more, when it reached its own cost cap (its vision calls
+    included): the gateway refused a call, or the claw stopped itself at the cap (a zero cap
+    counts only once a call was refused: a claw that calls no model is not capped). The judges
+    have caps of their own, so the turn is still judged."""
+    from clawmark.gateway.ledger import read_ledger
+
+    calls = [r for r in read_ledger(s.layout.ledger) if r.role == "executor" and not r.refused]
+    spent = math.fsum(r.cost_usd for r in calls if not math.isnan(r.cost_usd))
+    cap = s.config.budgets.cost_usd
+    if 0 < cap <= spent or any(r.status == "budget_exceeded" for r in calls):
+        return f"executor cost cap of ${cap:g} reached (spent ${spent:.4f})"
+    return None
 
 
 def _turn_bound(s: Any) -> float:

@@ -95,6 +95,7 @@ def role_chat(session: Any, role: str) -> Any:
     from clawmark.judge.chat import gateway_chat, role_settings
 
     settings = role_settings(session.task, role, session.models[role])  # type: ignore[arg-type]
-    return gateway_chat(host_url(session.gateway, session.attempt_id, role), settings.model, token=session.token,
+    return gateway_chat(host_url(session.gateway, session.attempt_id, role), settings.model,
+                        token=session.role_tokens[role],  # the role's own: never in a container
                         **settings.params())
 

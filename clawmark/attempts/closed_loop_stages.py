@@ -32,7 +32,6 @@ from clawmark.taskenv.errors import PreExecFailed
 from clawmark.taskenv.package import PackageChanged
 
 EXECUTOR_ROLE = "executor"
-VISION_SUFFIX = "-vision"  # a sibling route pinned to the image model, on the same ledger
 SETUP_MARGIN_S = 300.0
 PACKAGE_DIR = "package"  # the attempt's copy of a task package with pre_exec scripts: supervisor side
 
@@ -50,7 +49,8 @@ class ClosedLoopAttempt:
         self.clock, self.started = PhaseClock(), datetime.now(UTC)
         self.image_model = config.image_model or task.spec.image_model
         self.headed = HeadedRun(task, layout.artifacts)  # nothing unless the task is headed
-        self.token, self.ctx, self.env, self.image_id = "", None, None, None
+        self.ctx, self.env, self.image_id = None, None, None
+        self.role_tokens: dict[str, str] = {}  # the judges' stay here: only the executor's enters the container
         self.container_up = self.registered = self.agent_created = self.cleaned_up = False
         self.live_done: set[str] = set()  # keys of live-environment steps already run
         self.step: str | None = "provision"
@@ -112,7 +112,7 @@ def inject(s: ClosedLoopAttempt) -> None:
         s.live_step(f"desktop:{s.ctx.sandbox.container_id}", lambda: s.headed.begin(s.ctx.sandbox))
     if not s.registered:
         _register(s)
-    s.ctx.gateway_token = s.token
+    s.ctx.gateway_token = s.role_tokens[EXECUTOR_ROLE]
     s.step = "executor-turn"
 
 
@@ -219,7 +219,7 @@ def _save_claw_usage(s: ClosedLoopAttempt) -> None:
 
 
 def _context(s: ClosedLoopAttempt) -> ClawContext:
-    from clawmark.attempts.gateway_link import container_url, host_url
+    from clawmark.attempts.gateway_link import VISION_SUFFIX, container_url, host_url
     from clawmark.taskenv.layout import SKILLS_DIR, WORKSPACE
 
     host = host_url(s.gateway, s.attempt_id, EXECUTOR_ROLE)
@@ -261,22 +261,25 @@ def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> Any:
     return TaskEnv(s.task, config, s.layout.logs, work_dir=s.layout.dir / PACKAGE_DIR)
 
 
+def role_caps(config: Any) -> dict[str, float]:
+    """Each role's own cost cap: the executor's (`budgets.cost_usd`) is its alone, each judge
+    role has `judge_budget_usd`, so an executor that spends its cap still has its turn judged."""
+    judge = config.judge_budget_usd
+    return {EXECUTOR_ROLE: config.budgets.cost_usd, "supervisor": judge, "user_simulator": judge}
+
+
 def _register(s: ClosedLoopAttempt) -> None:
-    budget = s.config.budgets.cost_usd + s.config.judge_budget_usd
-    route = s.gateway.register_attempt(s.attempt_id, model=s.models[EXECUTOR_ROLE], budget_usd=budget,
-                                       ledger_path=s.layout.ledger, role_models=dict(s.models),
-                                       params=dict(s.config.model_params), require_token=True)
-    s.token, s.registered = route.token, True  # every role and the claw carry it; a call without it is refused
-    if s.image_model:
-        s.gateway.register_attempt(s.attempt_id + VISION_SUFFIX, model=s.image_model,
-                                   budget_usd=s.config.budgets.cost_usd, ledger_path=s.layout.ledger,
-                                   require_token=True, token=s.token)
+    from clawmark.attempts.gateway_link import register
+
+    s.role_tokens = register(s.gateway, s.attempt_id, dict(s.models), role_caps(s.config), s.layout.ledger,
+                             params=dict(s.config.model_params), image_model=s.image_model)
+    s.registered = True
 
 
 def _unregister(s: ClosedLoopAttempt) -> None:
-    s.gateway.unregister_attempt(s.attempt_id)
-    if s.image_model:
-        s.gateway.unregister_attempt(s.attempt_id + VISION_SUFFIX)
+    from clawmark.attempts.gateway_link import unregister
+
+    unregister(s.gateway, s.attempt_id)
 
 
 def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
@@ -291,8 +294,8 @@ def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
     layout.usage.write_text(json.dumps(summary, indent=2, default=str))
     layout.outcome.write_text(outcome.model_dump_json(indent=2))
     return AttemptRow.from_usage(
-        summary, **s.fields, attempt_id=s.attempt_id, **outcome.row_fields(), wall=s.clock.times(),
-        started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash,
+        summary, caps=role_caps(config), **s.fields, attempt_id=s.attempt_id, **outcome.row_fields(),
+        wall=s.clock.times(), started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash,
         scripted_model=is_scripted(s.model), artifacts_dir=str(layout.dir), network_policy=config.network_policy,
         snapshot_mode=config.snapshot, **row_web_counts(layout.artifacts / "web"), **cross_check,
         supervisor_model=s.models["supervisor"],

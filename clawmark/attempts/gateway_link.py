@@ -1,5 +1,6 @@
-"""The attempt's side of the gateway: pin the model, cost cap and ledger file of one attempt, and
-the URLs a claw calls it by (from the host, or from a container on the gateway network)."""
+"""The attempt's side of the gateway: pin the models, cost caps and ledger file of one attempt (one
+token and one cap per role, for both tracks), and the URLs a claw calls it by (from the host, or
+from a container on the gateway network)."""
 
 from __future__ import annotations
 
@@ -7,18 +8,29 @@ from pathlib import Path
 from typing import Any
 
 HOST_LOOPBACK = "127.0.0.1"
+VISION_SUFFIX = "-vision"  # the claw's vision route: a sibling of the executor's, same token, cap and ledger
 
 
-def register(gateway: Any, attempt_id: str, model: str, config: Any, ledger: Path, *, calls_model: bool = True) -> str:
-    """The claw cannot pick another model or escape its budget: both are pinned here. Returns the
-    attempt's bearer token: the gateway refuses calls to this attempt without it (401/403), so a
-    claw holding another attempt's URL cannot spend this one's budget. A claw that never calls a
-    model (oracle, nop) gets a zero cap: no call can pass, so its model needs no price."""
-    budget = config.budgets.cost_usd if calls_model else 0.0
-    route = gateway.register_attempt(attempt_id, model=model, budget_usd=budget,
-                                     ledger_path=ledger, params=dict(config.model_params),
-                                     fallback_price=config.fallback_price, require_token=True)
-    return route.token
+def register(gateway: Any, attempt_id: str, models: dict[str, str], caps: dict[str, float], ledger: Path, *,
+             params: dict[str, Any] | None = None, fallback_price: Any = None, image_model: str | None = None
+             ) -> dict[str, str]:
+    """Pin each role's model and cost cap (`models`, `caps`: role -> ...; the claw can change
+    neither) and return each role's bearer token. Only the executor's token may go where the
+    claw runs: it opens the executor's route (and the vision route, when `image_model` is set)
+    and nothing else; a judge's token stays in this process, so the claw cannot call, read or
+    bill its judge, and the executor's spend cannot eat the judge's cap."""
+    route = gateway.register_attempt(attempt_id, model=models["executor"], budget_usd=caps["executor"],
+                                     role_budgets=caps, role_models=models, ledger_path=ledger, params=params,
+                                     fallback_price=fallback_price, require_token=True)
+    if image_model:
+        gateway.register_sibling(attempt_id + VISION_SUFFIX, route, model=image_model)
+    return dict(route.tokens)
+
+
+def executor_cap(config: Any, calls_model: bool = True) -> float:
+    """The executor's own cost cap. A claw that never calls a model (oracle, nop) gets a zero
+    cap: no call can pass, so its model needs no price."""
+    return config.budgets.cost_usd if calls_model else 0.0
 
 
 def uses_fallback_price(model: str, config: Any, claw: Any) -> bool:
@@ -35,6 +47,7 @@ def uses_fallback_price(model: str, config: Any, claw: Any) -> bool:
 
 def unregister(gateway: Any, attempt_id: str) -> None:
     gateway.unregister_attempt(attempt_id)
+    gateway.unregister_attempt(attempt_id + VISION_SUFFIX)  # nothing when it has none
 
 
 def close(gateway: Any, attempt_id: str, drain_s: float) -> None:

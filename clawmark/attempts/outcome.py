@@ -70,7 +70,7 @@ def provider_failure(ledger: Path, role: str) -> UsageRecord | None:
     (429, 5xx, connection, credentials). The gateway ledger is the witness, not the claw's exit
     code: claws report provider failures unevenly (exit 0 and a printed error, exit 1, a crash),
     so every claw — in a container or on the host — gets the same verdict from the same lines."""
-    calls = sorted((r for r in read_ledger(ledger) if r.role == role), key=lambda r: r.ts)
+    calls = sorted((r for r in read_ledger(ledger) if r.role == role and not r.refused), key=lambda r: r.ts)
     last = calls[-1] if calls else None
     return last if last is not None and last.status in INFRA_MODEL_ERRORS else None
 

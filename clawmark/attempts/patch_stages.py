@@ -72,8 +72,9 @@ def provision(s: PatchAttempt) -> None:
         s.ctx.sandbox = s.env.__enter__()
         s.image_id = s.ctx.sandbox.image_id
     s.provisioned = True
-    s.ctx.gateway_token = register(s.gateway, s.attempt_id, s.call_model, s.config, s.layout.ledger,
-                                   calls_model=s.claw.calls_model)
+    tokens = register(s.gateway, s.attempt_id, {EXECUTOR_ROLE: s.call_model}, _caps(s), s.layout.ledger,
+                      params=dict(s.config.model_params), fallback_price=s.config.fallback_price)
+    s.ctx.gateway_token = tokens[EXECUTOR_ROLE]  # the attempt's only role: no other token exists
 
 
 def executor_turn(s: PatchAttempt) -> None:
@@ -221,6 +222,12 @@ def _save_turn(s: PatchAttempt) -> None:
         (s.layout.logs / "claw-usage.json").write_text(json.dumps(usage.model_dump(), indent=2))
 
 
+def _caps(s: PatchAttempt) -> dict[str, float]:
+    from clawmark.attempts.gateway_link import executor_cap
+
+    return {EXECUTOR_ROLE: executor_cap(s.config, s.claw.calls_model)}
+
+
 def _row(s: PatchAttempt, outcome: PatchOutcome) -> AttemptRow:
     from clawmark.attempts.usage_check import row_cross_check
     from clawmark.gateway.cassettes import is_scripted
@@ -228,7 +235,7 @@ def _row(s: PatchAttempt, outcome: PatchOutcome) -> AttemptRow:
 
     layout = s.layout
     return AttemptRow.from_usage(
-        summarize_ledger(layout.ledger), **s.fields,
+        summarize_ledger(layout.ledger), caps=_caps(s), **s.fields,
         **row_cross_check(layout.logs, layout.ledger),  # the claw's own usage against the ledger
         attempt_id=s.attempt_id, status=outcome.status, resolution=outcome.resolution,
         error_kind=outcome.error_kind, error_message=outcome.error_message, turns=outcome.turns,

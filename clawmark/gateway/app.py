@@ -1,6 +1,7 @@
 """The gateway's HTTP face: OpenAI-compatible endpoints under /a/<attempt_id>/<role>/v1, each
 call sent through the client (priced, budgeted, ledgered) unless a rerun stage already got its
-answer (then replayed: clawmark/gateway/replay.py), plus harmless model-discovery answers."""
+answer (then replayed: clawmark/gateway/replay.py), plus model discovery: what the presented
+token's role may call, nothing without a token (only an open gateway lists its cassettes)."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ class GatewayApp:
             raise InvalidRequest("request names no model and the attempt has none configured")
         claw_params = {k: v for k, v in body.items() if k in CLAW_PARAMS}
         return {"role": role, "attempt_id": route.attempt_id, "model": model, "messages": body.get("messages") or [],
-                "tools": body.get("tools"), "ledger": route.ledger, "budget": route.budget,
+                "tools": body.get("tools"), "ledger": route.ledger, "budget": route.budget(role),
                 "config": self.client_config, "recorder": route.recorder, "prices": route.prices,
                 **claw_params, **route.params}
 
@@ -117,9 +118,26 @@ class GatewayApp:
             yield DONE
 
     def models(self, route: AttemptRoute, role: str) -> dict:
-        model = route.model_for(role, None)
-        data = [{"id": model, "object": "model", "created": int(time.time()), "owned_by": "clawmark"}] if model else []
-        return {"object": "list", "data": data}
+        return _listing([route.model_for(role, None)])
+
+    def token_models(self, request: Request) -> dict:
+        """Discovery outside an attempt prefix (Hermes, a curious user): the models the presented
+        token's role may call, its vision sibling's included; 401 without a token that opens a
+        route. An open gateway (`gateway serve`) serves anyone anyway: it lists its cassettes."""
+        presented = presented_token(request)
+        opened = self.routes.holders(presented) if presented else []
+        if opened:
+            return _listing([route.model_for(role, None) for route, role in opened])
+        if self.routes.allow_unregistered:
+            return model_list(cassette_models())
+        raise TokenRefused("model discovery needs a valid bearer token", 401)
+
+
+def _listing(models: list[str | None]) -> dict:
+    created = int(time.time())
+    data = [{"id": m, "object": "model", "created": created, "owned_by": "clawmark"}
+            for m in dict.fromkeys(models) if m]
+    return {"object": "list", "data": data}
 
 
 @asynccontextmanager
@@ -149,34 +167,34 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
 
     @app.post("/a/{attempt_id}/{role}/v1/chat/completions")
     async def chat(attempt_id: str, role: str, request: Request):
-        route = authorized(gateway.routes, attempt_id, request)  # before the body is even read
+        route = authorized(gateway.routes, attempt_id, role, request)  # before the body is even read
         body = await _json_body(request, gateway.max_body_bytes)
         if isinstance(body, JSONResponse):
             return body
-        return await gateway.chat(route, check_id(role, "role"), body)
+        return await gateway.chat(route, role, body)
 
     @app.post("/a/{attempt_id}/{role}/v1/responses")
     async def responses(attempt_id: str, role: str, request: Request):
         from clawmark.gateway.responses_api import handle_responses  # noqa: PLC0415 - rarely used
 
-        route = authorized(gateway.routes, attempt_id, request)
+        route = authorized(gateway.routes, attempt_id, role, request)
         body = await _json_body(request, gateway.max_body_bytes)
         if isinstance(body, JSONResponse):
             return body
         token = route.inflight.enter()
         try:
-            return await handle_responses(gateway, route, check_id(role, "role"), body)
+            return await handle_responses(gateway, route, role, body)
         finally:
             route.inflight.leave(token)
 
     @app.get("/a/{attempt_id}/{role}/v1/models")
     async def attempt_models(attempt_id: str, role: str, request: Request) -> dict:
-        return gateway.models(authorized(gateway.routes, attempt_id, request), check_id(role, "role"))
+        return gateway.models(authorized(gateway.routes, attempt_id, role, request), role)
 
     @app.get("/v1/models")
     @app.get("/api/v1/models")
-    async def probe_models() -> dict:  # discovery outside an attempt prefix (Hermes, a curious user)
-        return model_list(cassette_models())  # the scripted models: what answers without a key
+    async def probe_models(request: Request) -> dict:
+        return gateway.token_models(request)
 
     @app.api_route("/api/show", methods=["GET", "POST"])
     async def probe_show() -> JSONResponse:
@@ -189,14 +207,19 @@ def create_gateway_app(gateway: GatewayApp) -> FastAPI:
     return app
 
 
-def authorized(routes: RouteTable, attempt_id: str, request: Request) -> AttemptRoute:
-    """The attempt's route, once the request shows its token (`Authorization: Bearer …`, as
-    OpenAI clients send the API key, or `x-api-key`); refused before any upstream call or ledger line."""
+def authorized(routes: RouteTable, attempt_id: str, role: str, request: Request) -> AttemptRoute:
+    """The attempt's route, once the request shows the token of `role` (`Authorization: Bearer …`,
+    as OpenAI clients send the API key, or `x-api-key`); refused before any upstream call (the
+    ledger keeps a `refused` line when the token was another role's of this attempt)."""
     route = routes.get(attempt_id)
+    route.check_token(presented_token(request), check_id(role, "role"))
+    return route
+
+
+def presented_token(request: Request) -> str | None:
     header = request.headers.get("authorization") or ""
     bearer = header[7:].strip() if header[:7].lower() == "bearer " else ""
-    route.check_token(bearer or request.headers.get("x-api-key"))
-    return route
+    return bearer or request.headers.get("x-api-key")
 
 
 async def _json_body(request: Request, limit: int) -> dict | JSONResponse:

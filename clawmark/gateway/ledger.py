@@ -34,6 +34,9 @@ class UsageRecord(BaseModel):
     error: str | None = None
     replayed: bool = Field(False, description="A rerun stage's call answered from the attempt's replay "
                            "store (clawmark/gateway/replay.py): no tokens, no cost, no provider call.")
+    refused: bool = Field(False, description="A call the gateway refused because it carried this role's "
+                          "token to another role's route (status 'refused', `error` names the route): "
+                          "no tokens, no cost, no provider call, not counted as a call of either role.")
 
     @field_validator("cost_usd", mode="before")
     @classmethod
@@ -58,6 +61,12 @@ class Ledger:
         return read_ledger(self.path)
 
 
+def refused_record(attempt_id: str, holder: str, model: str, route_role: str) -> UsageRecord:
+    """The ledger line of a call `holder`'s token made to `route_role`'s route, refused unbilled."""
+    return UsageRecord(attempt_id=attempt_id, role=holder, model=model, cost_usd=0.0, status="refused", refused=True,
+                       error=f"{holder} token on the {route_role} route: refused (403), not billed")
+
+
 def read_ledger(path: Path | str) -> list[UsageRecord]:
     path = Path(path)
     if not path.exists():
@@ -67,11 +76,15 @@ def read_ledger(path: Path | str) -> list[UsageRecord]:
 
 
 def summarize_ledger(path: Path | str) -> dict[str, dict[str, float]]:
-    """Totals per role. `cost_usd` is NaN as soon as one call with tokens was unpriced:
+    """Totals per role (`refused_calls`: calls refused for carrying the role's token to another
+    role's route). `cost_usd` is NaN as soon as one call with tokens was unpriced:
     a partly unknown cost is unknown, never silently lower."""
     totals: dict[str, dict[str, float]] = defaultdict(lambda: {"calls": 0, "errors": 0, "cost_usd": 0.0})
     for rec in read_ledger(path):
         row = totals[rec.role]
+        if rec.refused:  # never a call of either role: counted apart, costs nothing
+            row["refused_calls"] = row.get("refused_calls", 0) + 1
+            continue
         row["calls"] += not rec.replayed  # calls the provider answered; a replay is counted apart
         row["replayed"] = row.get("replayed", 0) + rec.replayed
         row["errors"] += rec.status != "ok"

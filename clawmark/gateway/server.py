@@ -72,23 +72,36 @@ class GatewayServer:
         return f"http://{host}:{self.port}/a/{attempt_id}/{role}/v1"
 
     def register_attempt(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
-                         sweep_budget: Budget | None = None, ledger_path: Path | None = None,
-                         role_models: dict[str, str] | None = None, params: dict[str, Any] | None = None,
-                         fallback_price: Price | None = None, require_token: bool | None = None,
-                         token: str | None = None) -> AttemptRoute:
-        """Pin an attempt's model (whatever the claw asks for), cost cap and ledger file.
-        `params` are fixed litellm kwargs (api_base, temperature...) the claw cannot override;
-        `fallback_price` prices its calls to models that have no price of their own. The route's
-        `token` is the attempt's bearer token (checked when `require_token`, default: the config's
-        `require_tokens`). A capped attempt whose model has no price (and no fallback) is refused
-        with UnpricedModel: its calls would cost NaN and never reach the cap."""
+                         role_budgets: dict[str, float | None] | None = None, sweep_budget: Budget | None = None,
+                         ledger_path: Path | None = None, role_models: dict[str, str] | None = None,
+                         params: dict[str, Any] | None = None, fallback_price: Price | None = None,
+                         require_token: bool | None = None) -> AttemptRoute:
+        """Pin an attempt's models (whatever the claw asks for), cost caps and ledger file.
+        `budget_usd` caps the executor (and any role `role_budgets` leaves out); each role spends
+        against its own cap. `params` are fixed litellm kwargs (api_base, temperature...) the
+        claw cannot override; `fallback_price` prices calls to models that have no price of their
+        own. `route.tokens` holds one bearer token per role (`route.token`: the executor's),
+        checked when `require_token` (default: the config's `require_tokens`). A capped role whose
+        model has no price (and no fallback) is refused with UnpricedModel: its calls would cost
+        NaN and never reach the cap."""
         prices = default_prices().with_fallback(fallback_price) if fallback_price else None
-        if (budget_usd is not None and budget_usd > 0) or sweep_budget is not None:  # a zero cap admits no call
-            for name in sorted({model, *(role_models or {}).values()} - {None}):
-                require_price(name, default_prices(), fallback_price, f"cost cap of attempt {attempt_id}")
-        return self.routes.register(attempt_id, model=model, budget_usd=budget_usd, sweep_budget=sweep_budget,
-                                    ledger_path=ledger_path, role_models=role_models, params=params, prices=prices,
-                                    require_token=require_token, token=token)
+        for role, name in {"executor": model, **(role_models or {})}.items():
+            cap = (role_budgets or {}).get(role, budget_usd)
+            if name and ((cap is not None and cap > 0) or sweep_budget is not None):  # a zero cap admits no call
+                require_price(name, default_prices(), fallback_price, f"{role} cost cap of attempt {attempt_id}")
+        return self.routes.register(attempt_id, model=model, budget_usd=budget_usd, role_budgets=role_budgets,
+                                    sweep_budget=sweep_budget, ledger_path=ledger_path, role_models=role_models,
+                                    params=params, prices=prices, require_token=require_token)
+
+    def register_sibling(self, attempt_id: str, of: AttemptRoute, *, model: str,
+                         params: dict[str, Any] | None = None) -> AttemptRoute:
+        """The claw's vision route (`attempt_id`), pinned to `model`: it opens with the executor's
+        token of `of` and spends its budget into its ledger, so it widens neither."""
+        cap = of.budget("executor").cap_usd
+        if cap is not None and cap > 0:
+            prices = of.prices or default_prices()
+            require_price(model, prices, prices.fallback, f"executor cost cap of attempt {of.attempt_id}")
+        return self.routes.register_sibling(attempt_id, of, model=model, params=params)
 
     def unregister_attempt(self, attempt_id: str) -> None:
         self.routes.unregister(attempt_id)

@@ -131,9 +131,11 @@ class AttemptRow(BaseModel):
                                       "hash); their `passed` is the source's verdict, not re-derived from a threshold.")
 
     @classmethod
-    def from_usage(cls, usage_summary: Mapping[str, Any], **fields: Any) -> Self:
-        """Build a row whose token/cost/call columns come from a `{role: totals}` summary."""
-        return cls(usage=fold_usage(usage_summary), **fields)
+    def from_usage(cls, usage_summary: Mapping[str, Any], *, caps: Mapping[str, float | None] | None = None,
+                   **fields: Any) -> Self:
+        """Build a row whose token/cost/call columns come from a `{role: totals}` summary, and
+        whose cap columns from `caps` (role -> that role's own cost cap)."""
+        return cls(usage=fold_usage(usage_summary, caps), **fields)
 
     @property
     def cost_usd(self) -> float:

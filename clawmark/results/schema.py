@@ -55,11 +55,12 @@ _OUTCOME = [
     ("leak_flags", pa.string()),
     ("followup_leak_blocked", pa.int64()),
 ]
-_USAGE_FIELDS = [f"{kind}_tokens" for kind in TOKEN_KINDS] + ["calls"]
+_USAGE_FIELDS = [f"{kind}_tokens" for kind in TOKEN_KINDS] + ["calls", "refused_calls"]
 _USAGE = [
     *((f"{role}_{name}", pa.int64()) for role in ROLES for name in _USAGE_FIELDS),
     *((f"{role}_cost_usd", pa.float64()) for role in ROLES),
     ("cost_usd", pa.float64()),
+    *((f"{role}_cap_usd", pa.float64()) for role in ROLES),  # each role's own cap (issue 17); null in older rows
 ]
 _TIME = [
     *((f"wall_{phase}_s", pa.float64()) for phase in PHASES),
@@ -103,6 +104,7 @@ def to_record(row: AttemptRow) -> dict[str, Any]:
         for name in _USAGE_FIELDS:
             record[f"{role}_{name}"] = getattr(usage, name) if usage else None
         record[f"{role}_cost_usd"] = usage.cost_usd if usage else math.nan
+        record[f"{role}_cap_usd"] = usage.cap_usd if usage else math.nan
     record["cost_usd"] = row.cost_usd
     for phase in PHASES:
         record[f"wall_{phase}_s"] = getattr(row.wall, phase)
@@ -127,9 +129,9 @@ def from_record(record: dict[str, Any]) -> AttemptRow:
     usage = {}
     for role in ROLES:
         counts = {name: _count(record.get(f"{role}_{name}")) for name in _USAGE_FIELDS}
-        cost = _float(record.get(f"{role}_cost_usd"))
+        cost, cap = _float(record.get(f"{role}_cost_usd")), _float(record.get(f"{role}_cap_usd"))
         if any(v is not None for v in counts.values()) or not math.isnan(cost):
-            usage[role] = RoleUsage(**counts, cost_usd=cost)
+            usage[role] = RoleUsage(**counts, cost_usd=cost, cap_usd=cap)
     wall = PhaseTimes(**{phase: _float(record.get(f"wall_{phase}_s")) for phase in PHASES})
     for name in ("score", "threshold", "claw_reported_cost_usd"):
         fields[name] = _float(fields[name])

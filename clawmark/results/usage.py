@@ -23,6 +23,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "output_tokens": ("output_tokens", "output", "completion_tokens"),
     "reasoning_tokens": ("reasoning_tokens", "reasoning"),
     "calls": ("calls", "n_calls", "count"),
+    "refused_calls": ("refused_calls",),
     "cost_usd": ("cost_usd", "cost"),
 }
 
@@ -42,7 +43,10 @@ class RoleUsage(BaseModel):
     output_tokens: NonNegativeInt | None = Field(None, description="Completion tokens incl. reasoning.")
     reasoning_tokens: NonNegativeInt | None = Field(None, description="Reasoning share of output.")
     calls: NonNegativeInt | None = Field(None, description="Model calls made by this role.")
+    refused_calls: NonNegativeInt | None = Field(None, description="Calls refused for carrying this role's "
+                                                 "token to another role's route (e.g. an executor calling its judge).")
     cost_usd: float = Field(math.nan, description="USD; NaN when unknown or any call unpriced.")
+    cap_usd: float = Field(math.nan, description="The role's own cost cap; NaN when uncapped or not recorded.")
 
     @classmethod
     def zero(cls) -> RoleUsage:
@@ -68,15 +72,19 @@ def _first(data: Mapping[str, Any], spellings: tuple[str, ...]) -> Any:
     return None
 
 
-def fold_usage(summary: Mapping[str, Any]) -> dict[str, RoleUsage]:
-    """`{role: totals}` (e.g. `summarize_ledger(...)`) → a `RoleUsage` for every role.
+def fold_usage(summary: Mapping[str, Any], caps: Mapping[str, float | None] | None = None) -> dict[str, RoleUsage]:
+    """`{role: totals}` (e.g. `summarize_ledger(...)`) → a `RoleUsage` for every role, with its
+    cost cap from `caps` (a role absent there, or None: NaN).
 
     Roles absent from the summary made no call and get true zeros; an unknown role raises
     `UnknownRole` rather than dropping its tokens on the floor.
     """
     if unknown := sorted(set(summary) - set(ROLES)):
         raise UnknownRole(f"usage summary has roles {unknown}; the results schema knows {list(ROLES)}")
-    return {role: RoleUsage.from_totals(summary[role]) if role in summary else RoleUsage.zero() for role in ROLES}
+    usage = {role: RoleUsage.from_totals(summary[role]) if role in summary else RoleUsage.zero() for role in ROLES}
+    caps = {role: cap for role, cap in (caps or {}).items() if cap is not None}
+    return {role: u.model_copy(update={"cap_usd": float(caps[role])}) if role in caps else u
+            for role, u in usage.items()}
 
 
 def total_cost(usage: Mapping[str, RoleUsage]) -> float:

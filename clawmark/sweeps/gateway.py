@@ -30,7 +30,8 @@ def sweep_gateway(ledger_dir: Path | None = None) -> Iterator[GatewayServer]:
     the internal network's gateway address (claws in containers), never on every interface, so
     nothing else on the machine's networks can reach it and spend the operator's keys. Attempts
     must be registered (`allow_unregistered=False`), so a claw cannot pick a model or escape its
-    budget, and a patch attempt's calls need its bearer token.
+    budget, and every call needs the token of its attempt's role (the claw holds the executor's
+    only: clawmark/attempts/gateway_link.py).
     """
     from clawmark.runtime.network import gateway_network
 

@@ -93,11 +93,11 @@ def test_a_rerun_stage_replays_the_answer_its_failed_run_paid_for(gateway, upstr
     route = register(gateway, upstream)
     gateway.begin_stage_run("att1", "supervise[1]")
     assert ask(gateway, stream=first_stream) == "answer 1"
-    spent = route.budget.spent_usd
+    spent = route.budget("supervisor").spent_usd
     assert spent == pytest.approx(2.0 * 1000 / 1e6 + 8.0 * 100 / 1e6)
     gateway.begin_stage_run("att1", "supervise[1]")  # the same run again: the stage is retried
     assert ask(gateway, stream=rerun_stream) == "answer 1"
-    assert len(upstream.requests) == 1 and route.budget.spent_usd == spent
+    assert len(upstream.requests) == 1 and route.budget("supervisor").spent_usd == spent
     billed, replayed = read_ledger(route.ledger.path)
     assert (billed.replayed, billed.status, billed.cost_usd, billed.input_tokens) == (False, "ok", spent, 1000)
     assert (replayed.replayed, replayed.status, replayed.cost_usd, replayed.input_tokens) == (True, "ok", 0.0, 0)
@@ -198,7 +198,7 @@ def test_a_replay_passes_a_spent_budget_and_costs_nothing(gateway, upstream):
                        json={"model": "x", "messages": ASK}, timeout=30)
     assert reply.status_code == 402  # the same request once more in this run is a new call
     lines = [(r.status, r.replayed, r.cost_usd) for r in read_ledger(route.ledger.path)]
-    assert lines == [("ok", False, route.budget.spent_usd), ("ok", True, 0.0), ("budget_exceeded", False, 0.0)]
+    assert lines == [("ok", False, route.budget("supervisor").spent_usd), ("ok", True, 0.0), ("budget_exceeded", False, 0.0)]
     assert len(upstream.requests) == 1
 
 

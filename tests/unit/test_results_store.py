@@ -228,3 +228,23 @@ def test_clear_partial_spares_folders_another_run_is_still_writing(store):
         os.utime(path, (old, old))
     assert store.clear_partial("sweep-1", idle_s=3600) == [stale.cell_key]
     assert busy_layout.dir.is_dir() and not stale_layout.dir.exists()
+
+
+def test_role_caps_and_refused_calls_round_trip_and_older_rows_read_without_them(store):
+    """Issue 17's per-role columns: written and read back; a row written before them reads
+    with null counts and NaN caps, under the same cell key."""
+    summary = {"executor": {"calls": 3, "refused_calls": 2, "cost_usd": 2.2}, "supervisor": {"calls": 1, "cost_usd": 0.01}}
+    usage = fold_usage(summary, {"executor": 2.0, "supervisor": 0.5, "user_simulator": 0.5})
+    new, old = example_row(seed=0, usage=usage), example_row(seed=1, usage=usage)
+    store.write(new)
+    path = store.write(old)
+    dropped = [f"{role}_{name}" for role in ("executor", "supervisor", "user_simulator")
+               for name in ("cap_usd", "refused_calls")]
+    pq.write_table(pq.read_table(path).drop_columns(dropped), path)
+    frame = store.read().set_index("cell_key")
+    got, before = frame.loc[new.cell_key], frame.loc[old.cell_key]
+    assert (got["executor_cap_usd"], got["supervisor_cap_usd"], got["executor_refused_calls"]) == (2.0, 0.5, 2)
+    assert got["executor_cost_usd"] == 2.2 and got["supervisor_refused_calls"] == 0
+    assert math.isnan(before["executor_cap_usd"]) and before["executor_refused_calls"] is __import__("pandas").NA
+    assert from_record(before.to_dict() | {"cell_key": old.cell_key}).cell_key == old.cell_key
+    assert _same(store.read_row(new.sweep_id, new.cell_key).model_dump(), new.model_dump())
