@@ -32,15 +32,16 @@ postgres:
 	@bash scripts/postgres-up.sh
 
 images: venv engine
-	$(VENV)/bin/clawmark images build --all
+	$(VENV)/bin/clawmark images build --all --jobs 3
 
-test: venv engine browser postgres images
+# run-tests.sh builds the images itself, beside the tests that need none.
+test: venv engine browser postgres
 	bash scripts/run-tests.sh $(PYTEST_ARGS)
 
 # Only the images the demo's cells use; the demo prints its leaderboard and the report's path last.
 DEMO_IMAGES := python workstation claw-nanobot claw-mini-swe-agent
 demo: venv engine
-	@$(VENV)/bin/clawmark images build $(DEMO_IMAGES)
+	@$(VENV)/bin/clawmark images build --jobs 3 $(DEMO_IMAGES)
 	@$(VENV)/bin/clawmark demo
 
 bench: venv engine images

@@ -1,35 +1,68 @@
 #!/usr/bin/env bash
-# The whole suite as four pytest processes side by side. Most of the Docker tests' time is spent
-# waiting on containers, claws and servers, not on CPU, so they are split in three and the
-# pure-Python tests run beside them. Each process gets its own Prefect home (tests/conftest.py).
-# Each part lists its ten slowest tests (CI's time is the budget to watch). Exit non-zero if any
-# part fails. Extra arguments go to every part (e.g. PYTEST_ARGS="-x").
+# The whole suite as pytest processes side by side, in two phases, so a fresh machine's image
+# builds (mostly waiting on package downloads) overlap the tests that need no image:
+#   1. `clawmark images build --all --jobs 3` in the background, and the unit tests beside it;
+#   2. once every image is there, the Docker parts: integration and the claw kit each in two
+#      halves, e2e, and browser + faults.
+# Most Docker tests wait on containers, claws and servers rather than on CPU, so more, shorter
+# parts end sooner than four long ones. Each process gets its own Prefect home
+# (tests/conftest.py). Each part lists its ten slowest tests (CI's time is the budget to watch).
+# Exit non-zero if the images or any part fail. Extra arguments go to every part (e.g. PYTEST_ARGS="-x").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTEST=.venv/bin/pytest
 logs=$(mktemp -d)
-declare -A parts=(
-  [integration]="tests/integration"
-  [claws]="tests/claws"
-  [e2e]="tests/e2e"
-  [unit-browser]="tests/unit tests/browser tests/faults"
-)
-declare -A pids
-for name in "${!parts[@]}"; do
-  # shellcheck disable=SC2086  # the test paths are words
-  "$PYTEST" "$@" -p no:cacheprovider --durations=10 ${parts[$name]} > "$logs/$name.log" 2>&1 &
-  pids[$name]=$!
+
+# The claw kit split by claw (EDICT and OpenClaw are the two slowest, one in each half); the two
+# -k expressions are each other's negation, so every kit test runs exactly once.
+KIT_A="edict or hermes or reference or genericagent"
+mapfile -t integration < <(ls tests/integration/test_*.py)
+integration_a=() integration_b=()
+for i in "${!integration[@]}"; do
+  if (( i % 2 )); then integration_b+=("${integration[$i]}"); else integration_a+=("${integration[$i]}"); fi
 done
+declare -A parts=(
+  [unit]="tests/unit"
+  [integration-a]="${integration_a[*]}"
+  [integration-b]="${integration_b[*]}"
+  [claws-a]="tests/claws -k '$KIT_A'"
+  [claws-b]="tests/claws -k 'not ($KIT_A)'"
+  [e2e]="tests/e2e"
+  [browser-faults]="tests/browser tests/faults"
+)
+order=(unit claws-a claws-b e2e integration-a integration-b browser-faults)
+declare -A pids
+
+start() {  # start part $1 in the background
+  eval "\"$PYTEST\" \"\$@\" -p no:cacheprovider --durations=10 ${parts[$1]}" > "$logs/$1.log" 2>&1 &
+  pids[$1]=$!
+}
+
+.venv/bin/clawmark images build --all --jobs 3 > "$logs/images.log" 2>&1 &
+images_pid=$!
+start unit "$@"
+images_ok=1
+wait "$images_pid" || images_ok=0
+echo "===== images (${SECONDS} s)"
+cat "$logs/images.log"
+if [ "$images_ok" = 1 ]; then
+  for name in "${order[@]}"; do
+    [ "$name" = unit ] || start "$name" "$@"
+  done
+fi
 failed=()
-for name in "${!parts[@]}"; do
+[ "$images_ok" = 1 ] || failed+=(images)
+for name in "${!pids[@]}"; do
   wait "${pids[$name]}" || failed+=("$name")
 done
-for name in unit-browser claws e2e integration; do
+for name in "${order[@]}"; do
+  [ -f "$logs/$name.log" ] || continue
   echo "===== pytest ${parts[$name]}"
   cat "$logs/$name.log"
 done
 echo "===== summary (wall ${SECONDS} s)"
-for name in unit-browser claws e2e integration; do
+for name in "${order[@]}"; do
+  [ -f "$logs/$name.log" ] || { echo "$name: not run (the images did not build)"; continue; }
   echo "$name: $(grep -E '^(=+ )?[0-9]+ (passed|failed|error)|(passed|failed|error).* in [0-9.]+s' "$logs/$name.log" | tail -1)"
   grep -E '^(FAILED|ERROR) ' "$logs/$name.log" | cut -c1-300
 done
@@ -38,4 +71,4 @@ if [ ${#failed[@]} -gt 0 ]; then
   echo "failed parts: ${failed[*]}"
   exit 1
 fi
-echo "all four parts passed"
+echo "all ${#order[@]} parts passed"
