@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
+from clawmark.attempts.gateway_link import register
 from clawmark.attempts.closed_loop_transcript import visible_messages, write_json
 from clawmark.results import AttemptRow, Status, is_error
 from clawmark.results.usage import RoleUsage
@@ -67,11 +68,11 @@ def rejudge_attempt(source: AttemptRow, source_dir: Path, task: Any, protocol: A
         raise RejudgeError(f"{source_dir / 'cycles'}: no judged turn (the attempt ended {source.status} before judging)")
     started, began = datetime.now(UTC), time.monotonic()
     attempt_id = uuid.uuid4().hex[:16]
-    route = gateway.register_attempt(attempt_id, model=supervisor, budget_usd=protocol.judge_budget_usd,
-                                     ledger_path=layout.ledger, role_models={SUPERVISOR_ROLE: supervisor},
-                                     require_token=True)
+    # No executor runs here: its route gets a zero cap (no call passes), the judge its own cap and token.
+    tokens = register(gateway, attempt_id, {"executor": supervisor, SUPERVISOR_ROLE: supervisor},
+                      {"executor": 0.0, SUPERVISOR_ROLE: protocol.judge_budget_usd}, layout.ledger)
     try:
-        chat = _supervisor_chat(gateway, attempt_id, task, supervisor, route.token)
+        chat = _supervisor_chat(gateway, attempt_id, task, supervisor, tokens[SUPERVISOR_ROLE])
         records = _judge_turns(source, turns, task, protocol, layout, chat,
                                cut=(source_dir / "cycles" / str(len(turns))).is_dir())
     finally:

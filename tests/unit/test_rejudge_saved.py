@@ -101,7 +101,9 @@ def test_a_judge_that_passes_turn_one_never_sees_turn_two(tmp_path, gateway, jud
                            gateway)
     assert (cell.row.status, cell.row.turns, cell.row.passed, cell.row.score) == (Status.PASS, 1, True, 0.95)
     assert not (store.layout("e", cell.row.cell_key).dir / "cycles" / "1").exists()
-    assert cell.row.usage["executor"] == source.usage["executor"]  # the judged run's spend, carried
+    carried, judged = cell.row.usage["executor"].model_dump(), source.usage["executor"].model_dump()
+    assert carried.keys() == judged.keys() and all(  # the judged run's spend, carried (an absent cap is NaN)
+        carried[k] == judged[k] or (math.isnan(carried[k]) and math.isnan(judged[k])) for k in carried)
 
 
 def test_a_changed_task_package_is_refused_by_name(tmp_path, gateway, judges):
