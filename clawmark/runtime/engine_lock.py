@@ -3,7 +3,7 @@
 Docker does not refuse a second network of one name (docker.io 20.10 with check_duplicate
 neither), and parallel callers seeding one volume or building one image each see it absent
 and each make it: so every get-or-create of engine state runs under `engine_lock(name)`, a
-file lock keyed by the engine's ID (`docker info`), so every process on this host that talks
+file lock keyed by the engine (`docker info`: its ID and data root), so every process on this host that talks
 to one engine shares it, whatever its CLAWMARK_HOME or TMPDIR. `host_lock(name)` is the same
 for state of the host itself (iptables). An in-process lock per key is taken first, so threads
 of one process queue on it instead of all polling the file.
@@ -14,6 +14,7 @@ Lock files live in $CLAWMARK_LOCK_DIR, else /var/lock/clawmark (world-writable a
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
@@ -39,14 +40,17 @@ class LockTimeout(RuntimeFailure):
 
 
 def engine_id(client=None) -> str:
-    """The engine's ID from `docker info` (stable across its restarts), asked once per client."""
+    """The engine's ID and data root from `docker info`, asked once per client. Docker 20.10
+    derives the ID from the host's /etc/docker/key.json, so two engines of one host share it;
+    no two share a data root, and one engine keeps both across restarts and socket addresses."""
     from clawmark.runtime.engine import shared_client
 
     client = client or shared_client()
     found = _engine_ids.get(client)
     if found is None:
         info = client.info()
-        found = info.get("ID") or info.get("Name") or "unknown-engine"
+        root = hashlib.sha256(str(info.get("DockerRootDir", "")).encode()).hexdigest()[:8]
+        found = f"{info.get('ID') or info.get('Name') or 'unknown-engine'}-{root}"
         _engine_ids[client] = found
     return found
 
