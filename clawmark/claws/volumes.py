@@ -3,14 +3,12 @@
 Instance images derive from several language images, so a claw that runs in the container is
 not baked into each of them: its self-contained folder (a venv, a Node runtime + package) is
 copied by Docker from the claw image into an empty named volume on first mount, and that volume
-is mounted read-only into every instance container. Seeding is serialised by a host file lock,
-and a volume whose seeding failed is removed, so no attempt ever mounts a half-copied layer."""
+is mounted read-only into every instance container. Seeding runs under the engine's host lock
+(every thread, process and pool worker of this host on one engine waits for one seeder), and a
+volume whose seeding failed is removed, so no attempt ever mounts a half-copied layer."""
 
 from __future__ import annotations
 
-import fcntl
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from clawmark.claws.base import ClawError
@@ -21,13 +19,14 @@ SEED_MEMORY, SEED_PIDS = "1g", 128  # the seeding check runs a version probe, no
 def seeded_volume(image_name: str, mount: str, check: str) -> str:
     """Name of the volume holding ``mount`` of recipe ``image_name``'s current image; ``check``
     (a shell command) must succeed in the image with the volume mounted before it is kept."""
-    from clawmark.runtime.engine import docker_client
+    from clawmark.runtime.engine import shared_client
+    from clawmark.runtime.engine_lock import engine_lock
     from clawmark.runtime.images import ensure_image
 
     ref = ensure_image(image_name)
     name = f"clawmark-{image_name}-" + ref.rsplit(":", 1)[-1]
-    client = docker_client()
-    with host_lock(name):
+    client = shared_client()
+    with engine_lock(f"volume-{name}", client):
         if not client.volumes.list(filters={"name": f"^{name}$"}):
             _seed(client, ref, name, mount, check)
     return name
@@ -45,17 +44,3 @@ def _seed(client: Any, ref: str, name: str, mount: str, check: str) -> None:
     except Exception as exc:
         volume.remove(force=True)
         raise ClawError(f"could not seed volume {name} from {ref}: {exc}") from exc
-
-
-@contextmanager
-def host_lock(name: str) -> Iterator[None]:
-    from clawmark.settings import settings
-
-    path = settings().home / "locks" / f"{name}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

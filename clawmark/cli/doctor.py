@@ -10,6 +10,8 @@ from pathlib import Path
 import typer
 
 LOW_DISK_BYTES = 10 * 2**30
+DEMO_IMAGES = ("python", "workstation", "claw-nanobot", "claw-mini-swe-agent")  # the Makefile's DEMO_IMAGES
+ROLES = {"task-runtime": "closed-loop tasks", "task-desktop": "headed closed-loop tasks (a desktop)"}
 
 
 @dataclass
@@ -37,16 +39,19 @@ def doctor(
 
     checks = _engine_checks()
     client = checks[0].ok and _client()
-    checks += _image_checks(client) + _disk_checks(client) + [_prefect_check()] + _gateway_checks(client)
-    checks += _sandbox_checks(client, reap)
+    rows = _image_rows(client)
+    checks += [_image_check(row) for row in rows] + _disk_checks(client) + [_prefect_check()]
+    checks += _gateway_checks(client) + _sandbox_checks(client, reap)
     table = Table("check", "state", "detail", title="clawmark doctor")
     for check in checks:
         table.add_row(check.name, check.state, check.detail)
     console().print(table)
     failed = [c.name for c in checks if c.required and not c.ok]
     if failed:
-        typer.echo(f"not ready: {', '.join(failed)} (try `make engine` / `make images`)", err=True)
+        typer.echo(f"not ready: {', '.join(failed)} (try `make engine`)", err=True)
         raise typer.Exit(1)
+    for line in readiness(rows):
+        typer.echo(line)
 
 
 def _client():
@@ -68,24 +73,65 @@ def _engine_checks() -> list[Check]:
     return [Check("docker engine", True, detail)]
 
 
-def _image_checks(client) -> list[Check]:
+def _image_rows(client) -> list:
     from clawmark.runtime.images import list_images
-    from clawmark.runtime.recipes import discover
 
-    if not client:
-        return [Check("images", False, "engine unavailable: cannot check")]
-    opt_in = {name for name, recipe in discover().items() if recipe.opt_in}
-    return [_image_check(row, row.name in opt_in) for row in list_images()]
+    return list_images() if client else []
 
 
-def _image_check(row, opt_in: bool) -> Check:
-    """A missing opt-in image (e.g. claw-zeroclaw) is a warning that says what to supply."""
+def _image_check(row) -> Check:
+    """An image is built on demand or by name: a missing one is a warning (readiness says what for)."""
     if row.present:
         return Check(f"image {row.name}", True, f"{row.ref} ({row.size_bytes / 2**20:.0f} MiB)")
-    if opt_in:
-        return Check(f"image {row.name}", False, f"{row.ref} not built: opt-in, the real binary must be "
-                                                 f"supplied (images/{row.name}/README.md)", required=False)
-    return Check(f"image {row.name}", False, f"{row.ref} not built: clawmark images build {row.name}")
+    return Check(f"image {row.name}", False, f"{row.ref} not built (what needs it: below)", required=False)
+
+
+def image_purpose(name: str) -> str:
+    """What a recipe's image is for (its labels, the patch track's languages) and the command building it."""
+    from clawmark.runtime.recipes import discover
+    from clawmark.swe.instance_image import LANGUAGE_IMAGES
+
+    recipes = discover()
+    recipe = recipes[name]
+    uses = [f"the {recipe.labels['clawmark.claw']} claw"] if "clawmark.claw" in recipe.labels else []
+    uses += [ROLES[recipe.labels["clawmark.role"]]] if recipe.labels.get("clawmark.role") in ROLES else []
+    languages = sorted({language for language, image in LANGUAGE_IMAGES.items() if image == name})
+    uses += [f"patch tasks in {'/'.join(languages)}"] if languages else []
+    children = sorted(child for child, r in recipes.items() if r.parent == name)
+    uses += [f"the images built on it ({', '.join(children)})"] if children and not uses else []
+    opt_in = f" (opt-in: `images build --all` skips it; images/{name}/README.md)" if recipe.opt_in else ""
+    return f"for {' and '.join(uses) or 'nothing bundled'}: `clawmark images build {name}`{opt_in}"
+
+
+def readiness(rows) -> list[str]:
+    """What this machine can run now, and the build each other use needs."""
+    if not rows:
+        return []
+    missing = [row.name for row in rows if not row.present]
+    demo_missing = [name for name in DEMO_IMAGES if name in missing]
+    lines = [f"demo: needs `clawmark images build {' '.join(demo_missing)}` (or `make demo`)" if demo_missing
+             else "demo: ready (`clawmark demo` or `make demo`)"]
+    lines += [image_purpose(name) for name in missing if name not in DEMO_IMAGES]
+    return lines
+
+
+def network_check(client, name: str) -> Check:
+    """One clawmark network: absent (made on first use), one, or duplicates and what happens to them."""
+    from clawmark.runtime.network import DuplicateNetworks, checked, keeper, network_copies
+
+    copies = network_copies(client, name)
+    if not copies:
+        return Check(f"network {name}", True, "not created yet: made on first use")
+    ids = ", ".join(n.id[:12] for n in copies)
+    try:
+        keep = keeper(name, copies)
+        checked(keep)
+    except (DuplicateNetworks, RuntimeError) as exc:
+        return Check(f"network {name}", False, str(exc))
+    if len(copies) == 1:
+        return Check(f"network {name}", True, f"{keep.id[:12]}")
+    return Check(f"network {name}", False, f"{len(copies)} networks of this name ({ids}): the next run keeps "
+                 f"{keep.id[:12]} and removes the others (none has containers)", required=False)
 
 
 def _disk_checks(client) -> list[Check]:
@@ -117,18 +163,14 @@ def _prefect_check() -> Check:
 
 
 def _gateway_checks(client) -> list[Check]:
-    from clawmark.runtime.network import gateway_network
+    from clawmark.runtime.network import GATEWAY_NETWORK, OPEN_NETWORK
     from clawmark.settings import settings
 
     config = settings()
     port = config.gateway_port or "any free port"
     checks = [Check("gateway settings", True, f"bind {config.gateway_host}:{port}", required=False)]
     if client:
-        try:
-            name, host_ip = gateway_network(client)
-            checks.append(Check("gateway network", True, f"{name}: containers reach the host at {host_ip}"))
-        except Exception as exc:  # noqa: BLE001 - report any engine refusal as one line
-            checks.append(Check("gateway network", False, f"cannot create the internal network: {exc}"))
+        checks += [network_check(client, GATEWAY_NETWORK), network_check(client, OPEN_NETWORK)]
     return checks
 
 

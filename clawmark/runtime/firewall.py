@@ -17,16 +17,14 @@ all interfaces does not. Needs root and iptables with the socket match on the Do
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
-import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
+from clawmark.runtime.engine_lock import host_lock
+
 CHAIN_PREFIX = "CLAWMARK-"
-LOCK_FILE = Path(tempfile.gettempdir()) / "clawmark-firewall.lock"
 SYS_NET = Path("/sys/class/net")
 
 
@@ -58,7 +56,7 @@ def guard_bridge(bridge: str, allowed_ip: str) -> None:
         return
     chain = chain_name(bridge)
     wanted = [" ".join(rule) for rule in chain_rules(bridge, allowed_ip)]
-    with _host_lock():
+    with host_lock("firewall"):
         if _current_rules(chain) != wanted:
             _iptables("-N", chain, ok_if="Chain already exists")
             _iptables("-F", chain)
@@ -80,7 +78,7 @@ def reap_stale_chains() -> list[str]:
 
 def _reap_stale_chains() -> list[str]:
     removed = []
-    with _host_lock():
+    with host_lock("firewall"):
         for line in _iptables("-S", "INPUT").splitlines():
             parts = line.split()
             if "-j" not in parts or "-i" not in parts:
@@ -119,13 +117,3 @@ def _iptables(*args: str, ok_if: str | None = None) -> str:
         raise FirewallError(f"iptables {' '.join(args)} failed: {proc.stderr.strip()[:300]} (the host firewall "
                             "of the clawmark bridges needs root; CLAWMARK_HOST_FIREWALL=off skips it)")
     return proc.stdout
-
-
-@contextmanager
-def _host_lock():
-    with open(LOCK_FILE, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -7,7 +7,6 @@ for images built on any parent at run time (per-instance images, claw layers).
 
 from __future__ import annotations
 
-import fcntl
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -18,12 +17,14 @@ from pydantic import BaseModel
 
 from clawmark.runtime import build
 from clawmark.runtime.engine import docker_client
+from clawmark.runtime.engine_lock import engine_lock
 from clawmark.runtime.errors import ImageBuildFailed, ImageMissing
 from clawmark.runtime.recipes import Recipe, discover, get_recipe, repository, tree_digest
 
 Progress = Callable[[str], None]
 MANAGED = {"clawmark.managed": "true"}
 BUILD_TIMEOUT_S = 1800
+IMAGE_LOCK_TIMEOUT_S = 2 * 3600  # a waiter outlasts the holder's build (30 min) or pull (60 min)
 
 
 class ImageStatus(BaseModel):
@@ -184,19 +185,11 @@ def _build_client():
 
 
 @contextmanager
-def image_lock(ref: str) -> Iterator[None]:
-    """Serialize builds (and pulls) of one ref across processes (parallel cells ask for the same image).
-
-    Images are per engine, not per CLAWMARK_HOME, so the lock lives in the host's temp dir.
-    """
-    lock_dir = Path(tempfile.gettempdir()) / "clawmark-image-locks"
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    with open(lock_dir / f"image-{ref.replace('/', '_').replace(':', '_')}.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+def image_lock(ref: str, client=None) -> Iterator[None]:
+    """Serialize builds (and pulls) of one ref on one engine across threads, processes and pool
+    workers of this host: parallel cells ask for the same image, and each would build it."""
+    with engine_lock(f"image-{ref}", client, timeout_s=IMAGE_LOCK_TIMEOUT_S):
+        yield
 
 
 def _say(progress: Progress | None, line: str) -> None:

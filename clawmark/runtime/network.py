@@ -19,15 +19,22 @@ a database) is refused, and so is everything else addressed to the host (pings i
 from __future__ import annotations
 
 import os
+import re
 import threading
 
 from clawmark.runtime import firewall
 from clawmark.runtime.engine import shared_client
+from clawmark.runtime.engine_lock import engine_lock
+from clawmark.runtime.errors import RuntimeFailure
 
 GATEWAY_NETWORK = os.environ.get("CLAWMARK_GATEWAY_NETWORK", "clawmark-isolated")
 OPEN_NETWORK = os.environ.get("CLAWMARK_OPEN_NETWORK", "clawmark-open")
 GATEWAY_HOSTNAME = "clawmark-gateway"
 NO_ICC = {"com.docker.network.bridge.enable_icc": "false"}
+
+class DuplicateNetworks(RuntimeFailure):
+    """More than one network of a clawmark name, and clawmark may not choose which to remove."""
+
 
 _guarded: set[str] = set()  # network ids whose host firewall this process has checked
 _lock = threading.Lock()
@@ -87,23 +94,79 @@ def _host_ip(network) -> str:
 
 
 def _get_or_create(client, name: str, internal: bool):
+    """The one network `name`: created under the engine's host lock (Docker lets two callers
+    each create one), duplicates made anyway (an older clawmark, another host) reconciled."""
+    copies = network_copies(client, name)
+    if len(copies) == 1:  # the common case: no lock, no engine-wide wait
+        return checked(copies[0])
+    with engine_lock(f"network-{name}", client):
+        if not network_copies(client, name):
+            client.networks.create(name, driver="bridge", internal=internal, options=NO_ICC,
+                                   labels={"clawmark.managed": "true"}, check_duplicate=True)
+        return checked(_reconciled(client, name))
+
+
+def network_copies(client, name: str) -> list:
+    """Every network named exactly `name` (Docker's filter matches substrings), inspected
+    (Created, Containers), oldest first; ties broken by id so every caller sees one order."""
     import docker
 
-    found = [n for n in client.networks.list(names=[name]) if n.name == name]
-    if found:
-        return _checked(client.networks.get(found[0].id))
-    try:
-        return client.networks.create(name, driver="bridge", internal=internal, options=NO_ICC,
-                                      labels={"clawmark.managed": "true"}, check_duplicate=True)
-    except docker.errors.APIError:
-        # Another process created it between our list and create.
-        found = [n for n in client.networks.list(names=[name]) if n.name == name]
-        if not found:
-            raise
-        return client.networks.get(found[0].id)
+    copies = []
+    for listed in client.networks.list(names=[name]):
+        if listed.name != name:
+            continue
+        try:
+            copies.append(client.networks.get(listed.id))
+        except docker.errors.NotFound:  # removed between the listing and the inspect
+            continue
+    return sorted(copies, key=lambda n: (created_at(n.attrs.get("Created", "")), n.id))
 
 
-def _checked(network):
+def created_at(stamp: str) -> tuple[str, int]:
+    """(seconds part, nanoseconds) of Docker's RFC 3339 time: its fraction has no trailing zeros,
+    so the strings alone do not sort."""
+    found = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?", stamp)
+    if not found:
+        return stamp, 0
+    return found[1], int((found[2] or "").ljust(9, "0")[:9])
+
+
+def _reconciled(client, name: str):
+    """Keep one network `name`: the one containers use, else the oldest; remove the unused rest.
+
+    Two or more in use cannot be settled without stopping someone's containers: refuse, naming them."""
+    import docker
+
+    copies = network_copies(client, name)
+    if not copies:
+        raise DuplicateNetworks(f"network {name} vanished while it was being created; run again")
+    keep = keeper(name, copies)
+    for extra in (n for n in copies if n.id != keep.id):
+        try:
+            extra.remove()
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError as exc:  # a container attached meanwhile
+            raise DuplicateNetworks(f"network {name} exists twice ({keep.id[:12]} kept, {extra.id[:12]} could not "
+                                    f"be removed: {exc.explanation or exc}); stop its containers, then "
+                                    f"`docker network rm {extra.id[:12]}`") from exc
+    return keep
+
+
+def keeper(name: str, copies: list):
+    """Of the networks named `name` (oldest first), the one to keep: the one containers use, else
+    the oldest. Raises DuplicateNetworks when containers use more than one."""
+    in_use = [n for n in copies if n.attrs.get("Containers")]
+    if len(in_use) > 1:
+        ids = ", ".join(n.id[:12] for n in in_use)
+        raise DuplicateNetworks(
+            f"{len(copies)} networks are named {name} on this engine and {len(in_use)} of them have containers "
+            f"({ids}); clawmark cannot tell which to keep. Stop the containers on all but one, then remove "
+            f"the others: " + "; ".join(f"`docker network rm {n.id[:12]}`" for n in in_use[1:]))
+    return in_use[0] if in_use else copies[0]
+
+
+def checked(network):
     """A network made before inter-container traffic was switched off must not be reused."""
     options = network.attrs.get("Options") or {}
     if options.get("com.docker.network.bridge.enable_icc") != "false":

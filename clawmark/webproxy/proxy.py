@@ -9,12 +9,14 @@ URLs), `blocked/NNNN.json` (each refused request with its headers and payload),
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import signal
 import socket
 import subprocess
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -27,6 +29,7 @@ from clawmark.webproxy.trust import install_trust, trust_env
 ADDON = Path(__file__).with_name("addon.py")
 CA_FILE = "mitmproxy-ca-cert.pem"
 STOP_GRACE_S = 10
+PORT_TRIES = 3
 
 
 class WebStats(BaseModel):
@@ -64,11 +67,29 @@ class WebProxy:
             raise WebArchiveMissing(f"web replay for task {self.task_id!r}: no archive in {self.archive_dir} "
                                     "(record it first with mode: record)")
         self.host = self.host or _gateway_host()
-        self.port = _free_port(self.host)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.config.ca_dir().mkdir(parents=True, exist_ok=True)
-        self._start(self._write_addon_config())
+        addon_config = self._write_addon_config()
+        with self._first_ca_lock():
+            for attempt in range(1, PORT_TRIES + 1):
+                # The port is free when probed; another attempt's proxy may take it before ours binds.
+                self.port = _free_port(self.host)
+                try:
+                    self._start(addon_config)
+                    break
+                except WebProxyError as exc:
+                    if attempt == PORT_TRIES or "address already in use" not in str(exc).lower():
+                        raise
         return self
+
+    def _first_ca_lock(self):
+        """mitmdump makes its CA on first start: two first starts at once would each write one into
+        the shared folder, and containers would trust the other's. The first start runs alone."""
+        if self.ca_cert.is_file():
+            return nullcontext()
+        from clawmark.runtime.engine_lock import host_lock
+
+        return host_lock(f"webproxy-ca-{hashlib.sha256(str(self.config.ca_dir()).encode()).hexdigest()[:16]}")
 
     def __exit__(self, *exc_info) -> None:
         if self.process is None:

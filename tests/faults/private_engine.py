@@ -20,8 +20,10 @@ START_TIMEOUT_S = 120
 
 
 class PrivateEngine:
-    def __init__(self, root: Path):
-        self.root = root
+    def __init__(self, root: Path, bridge: str = BRIDGE, bridge_cidr: str = BRIDGE_CIDR,
+                 address_pool: str = ADDRESS_POOL):
+        """Another bridge and pool than the defaults let two private engines run on one host."""
+        self.root, self.bridge, self.bridge_cidr, self.address_pool = root, bridge, bridge_cidr, address_pool
         self.exec_root = Path(tempfile.mkdtemp(prefix="cmfault-", dir="/run"))  # short: socket paths are limited
         self.host = f"unix://{root / 'docker.sock'}"
         self.proc: subprocess.Popen | None = None
@@ -29,17 +31,17 @@ class PrivateEngine:
     def argv(self) -> list[str]:
         return ["dockerd", "--host", self.host, "--data-root", str(self.root / "data"),
                 "--exec-root", str(self.exec_root), "--pidfile", str(self.root / "docker.pid"),
-                "--bridge", BRIDGE, "--iptables=false", "--ip-masq=false", "--ip-forward=false",
-                "--default-address-pool", ADDRESS_POOL, "--userland-proxy=false",
+                "--bridge", self.bridge, "--iptables=false", "--ip-masq=false", "--ip-forward=false",
+                "--default-address-pool", self.address_pool, "--userland-proxy=false",
                 # Without live-restore, a dockerd restarting with its own address pool deletes the
                 # host's "docker0" (moby's removeDefaultBridgeInterface), the shared engine's bridge.
                 "--live-restore"]
 
     def start(self) -> "PrivateEngine":
-        if not Path(f"/sys/class/net/{BRIDGE}").exists():
-            _run("ip", "link", "add", BRIDGE, "type", "bridge")
-            _run("ip", "addr", "add", BRIDGE_CIDR, "dev", BRIDGE)
-            _run("ip", "link", "set", BRIDGE, "up")
+        if not Path(f"/sys/class/net/{self.bridge}").exists():
+            _run("ip", "link", "add", self.bridge, "type", "bridge")
+            _run("ip", "addr", "add", self.bridge_cidr, "dev", self.bridge)
+            _run("ip", "link", "set", self.bridge, "up")
         log = (self.root / "dockerd.log").open("ab")
         self.proc = subprocess.Popen(self.argv(), stdout=log, stderr=log, stdin=subprocess.DEVNULL,
                                      start_new_session=True)
@@ -93,7 +95,7 @@ class PrivateEngine:
             if ids:
                 self.docker("network", "rm", *ids, check=False)
             self.stop()
-        subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
+        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
         for mountpoint in _mounts_under(self.root):  # dockerd bind-mounts its data root on itself
             subprocess.run(["umount", "-l", mountpoint], capture_output=True)
         shutil.rmtree(self.root, ignore_errors=True)
