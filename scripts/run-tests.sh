@@ -33,9 +33,11 @@ declare -A parts=(
 order=(unit claws-a claws-b e2e integration-a integration-b browser-faults)
 declare -A pids
 
-start() {  # start part $1 in the background
-  eval "\"$PYTEST\" \"\$@\" -p no:cacheprovider --durations=10 ${parts[$1]}" > "$logs/$1.log" 2>&1 &
-  pids[$1]=$!
+start() {  # start part $1 in the background; the other arguments go to pytest
+  local name=$1
+  shift
+  eval "\"$PYTEST\" \"\$@\" -p no:cacheprovider --durations=10 ${parts[$name]}" > "$logs/$name.log" 2>&1 &
+  pids[$name]=$!
 }
 
 .venv/bin/clawmark images build --all --jobs 3 > "$logs/images.log" 2>&1 &
