@@ -7,8 +7,9 @@ binary placed in that folder (its README says how). Until then ``docker_args`` f
 
 ``create_agent`` writes ``config.toml`` into ``ZEROCLAW_CONFIG_DIR`` under the claw home: a
 ``custom`` OpenAI-compatible provider whose ``uri`` is the attempt's gateway URL, an agent bound
-to it, and a risk profile at ``level = "full"`` (no approval gates: the container is the sandbox;
-one-shot approvals would fail closed). Each turn runs :mod:`clawmark.claws.acp` in the container
+to it, a risk profile at ``level = "full"`` (no approval gates: the container is the sandbox;
+one-shot approvals would fail closed) and a runtime profile whose ``max_tool_iterations`` is the
+step limit (``budgets.steps``). Each turn runs :mod:`clawmark.claws.acp` in the container
 next to ``zeroclaw acp``: ``session/new`` on turn 0 with ``cwd`` = the workspace,
 ``session/resume`` of the same session on follow-ups (ZeroClaw keeps sessions in SQLite), then
 ``session/prompt``. The prompt result (``stopReason``, ``content``) or its JSON-RPC error decides
@@ -57,6 +58,7 @@ class ZeroClawConfig(ClawAdapter.Config):
 
 class ZeroClawClaw(ClawAdapter):
     name = "zeroclaw"
+    native_step_limit = True
     version = RELEASE
     needs_image_layer = IMAGE_NAME
     runs_in_container = True
@@ -124,8 +126,10 @@ class ZeroClawClaw(ClawAdapter):
             f"[providers.models.custom.{AGENT}]", f"uri = {_toml(ctx.gateway_url)}", f"model = {_toml(ctx.model)}",
             f"api_key = {_toml(key)}", "",
             f"[risk_profiles.{AGENT}]", 'level = "full"', "",
+            # the step limit: ZeroClaw 0.8.4 reads it from the agent's runtime profile only
+            f"[runtime_profiles.{AGENT}]", f"max_tool_iterations = {ctx.budgets.steps}", "",
             f"[agents.{AGENT}]", f'model_provider = "custom.{AGENT}"', f'risk_profile = "{AGENT}"',
-            f"workspace = {_toml(self._workspace(ctx))}", "",
+            f'runtime_profile = "{AGENT}"', f"workspace = {_toml(self._workspace(ctx))}", "",
             "[acp]", f'default_agent = "{AGENT}"', "",
         ])
 
