@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from clawmark.claws import ClawContext, get_claw
+from clawmark.claws import Budgets, ClawContext, get_claw
 from clawmark.claws.acp import run_turn
 from clawmark.gateway.ledger import read_ledger
 
@@ -29,11 +29,11 @@ def gateway(tmp_path):
         yield server
 
 
-def _setup(tmp_path: Path, gateway, attempt_id: str, model: str = MODEL) -> tuple[dict[str, str], Path]:
+def _setup(tmp_path: Path, gateway, attempt_id: str, model: str = MODEL, steps: int = 300) -> tuple[dict[str, str], Path]:
     gateway.register_attempt(attempt_id, model=model, ledger_path=tmp_path / "ledger.jsonl")
     claw = get_claw("zeroclaw")
     ctx = ClawContext(attempt_id=attempt_id, model=model, host_dir=tmp_path / "claw", claw_home=str(tmp_path / "home"),
-                      gateway_url=gateway.base_url(attempt_id, "executor", host="127.0.0.1"))
+                      gateway_url=gateway.base_url(attempt_id, "executor", host="127.0.0.1"), budgets=Budgets(steps=steps))
     config_dir = tmp_path / "home" / "zeroclaw"
     config_dir.mkdir(parents=True)
     (config_dir / "config.toml").write_text(claw.config_toml(ctx))
@@ -59,6 +59,20 @@ def test_a_first_turn_then_a_resumed_follow_up_in_a_fresh_process(tmp_path, gate
     assert (second["ok"], second["resumed"], second["sessionId"]) == (True, True, first["sessionId"]), second
     assert second["content"].startswith("Tabs count as whitespace already")  # the cassette saw turn 1's history
     assert len(read_ledger(tmp_path / "ledger.jsonl")) == 5
+
+
+def test_the_step_limit_reaches_zeroclaw_through_its_runtime_profile(tmp_path, gateway, monkeypatch):
+    """ZeroClaw 0.8.4 reads max_tool_iterations from the agent's runtime profile only."""
+    import tomllib
+
+    env, repo = _setup(tmp_path, gateway, "acp-steps", steps=1)
+    config = tomllib.loads((tmp_path / "home" / "zeroclaw" / "config.toml").read_text())
+    profile = config["agents"]["clawmark"]["runtime_profile"]
+    assert config["runtime_profiles"][profile]["max_tool_iterations"] == 1
+    (repo / "iniparse" / "__init__.py").write_text("def parse(text):\n    return text\n")
+    result = _turn(env, repo, tmp_path, "Password containing '#' gets silently truncated", monkeypatch)
+    assert result["ok"] is False and "step limit" in result["error"]["message"]  # one call, then stopped
+    assert len(read_ledger(tmp_path / "ledger.jsonl")) == 1
 
 
 def test_a_provider_failure_comes_back_as_a_json_rpc_error(tmp_path, gateway, monkeypatch):
