@@ -200,6 +200,8 @@ def test_edict_court_passes_a_bundled_task_after_a_follow_up(provider, gateway, 
     assert (cycles / "0" / "results" / "invoice_total.txt").read_text() == "4996.00\n"  # the void counted
     assert (cycles / "1" / "results" / "invoice_total.txt").read_text() == "1816.00\n"
     requests = provider.requests("edict-cl-zh_201_invoice_sum")
+    preamble = _assert_preamble_sent(edict, task, row, requests[0])  # the front desk's first request
+    assert "EDICT routing note:" in "\n".join(texts(requests[0]["messages"], "user")) and preamble
     follow_up = next(r for r in requests if any(feedback in t for t in texts(r["messages"], "user")))
     assert any(TURN0_MARK in text for text in texts(follow_up["messages"], "assistant"))  # the front desk's turn 1
     for turn in (0, 1):  # the whole court on both turns: front desk, planner, executor, front desk's report
