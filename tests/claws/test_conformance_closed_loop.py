@@ -270,3 +270,20 @@ def test_a_claw_that_goes_quiet_is_stopped_by_its_watchdog(kind, provider, gatew
     turn = json.loads((Path(row.artifacts_dir) / "cycles" / "0" / "turn.json").read_text())
     assert (turn["exit_status"], turn["timeout"]) == (f"watchdog_{kind}", True)  # not the host deadline
     assert len(provider.requests(f"kit-watchdog-{kind}")) == 1  # stopped before a second call
+
+
+def test_a_claw_without_its_own_step_limit_is_stopped_past_the_protocols(provider, gateway, store, cassettes):
+    """OpenClaw 2026.9.6 has no per-run step cap (its tools.loopDetection only spots repeats):
+    the host's watch stops its turn once it made more calls than `steps`, typed step_limit."""
+    openclaw = next(c for c in KIT_CLAWS if c.name == "openclaw")
+    steps = [{"content": f"Step {n}.", "tool_calls": [{"name": "exec", "arguments": {"command": f"echo step-{n}"}}]}
+             for n in range(12)]
+    executor = cassettes("kit-steps-openclaw", [*steps, {"content": "KIT-NEVER-REACHED"}])
+    supervisor = cassettes("kit-steps-sup", [
+        {"match": "EXECUTOR TURN 1 OF", "content": decision("fail", "complete_but_failed", 0.0)}])
+    task = load_task(FIXTURES / "closed_loop" / "fx_101_sum")
+    row = _attempt(task, openclaw, executor, store, gateway, supervisor_model=supervisor, budgets=Budgets(steps=2))
+    assert (row.status, row.failure_reason) == (Status.EXECUTOR_INCOMPLETE, "step_limit"), row.error_message
+    turn = json.loads((Path(row.artifacts_dir) / "cycles" / "0" / "turn.json").read_text())
+    assert (turn["exit_status"], turn["finish_reason"]) == ("step_limit", "limit")
+    assert 3 <= len(provider.requests("kit-steps-openclaw")) < len(steps)  # stopped at the third call, not at the end
