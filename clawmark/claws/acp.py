@@ -14,9 +14,10 @@ terminal; an agent answering another version is refused); then ``session/new`` (
 ``mcpServers: []``, ZeroClaw's ``agentAlias``) the first time, ``session/resume`` (``sessionId``,
 ``cwd``, ``mcpServers: []``) of the id kept in the session file afterwards (ZeroClaw persists
 sessions, so a fresh process continues the conversation); then ``session/prompt`` whose
-``prompt`` is a list of content blocks (one ``{"type": "text", "text": ...}``), never a string. ``session/update`` notifications are
-collected (text chunks, tool calls); a ``session/request_permission`` request is answered with
-its allow-once option (the container is the sandbox) and counted. Past the deadline the turn is
+``prompt`` is a list of content blocks (one ``{"type": "text", "text": ...}``), never a string.
+``session/update`` notifications are collected (text chunks, tool calls); a
+``session/request_permission`` request is answered with its allow-once option (the container is
+the sandbox) and counted. Past the deadline the turn is
 cancelled (``session/cancel``) and the child killed. The result JSON is written to ``--out``.
 """
 

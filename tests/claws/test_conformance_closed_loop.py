@@ -257,8 +257,9 @@ def test_a_claw_that_goes_quiet_is_stopped_by_its_watchdog(kind, provider, gatew
     back, then a tool runs on without another. Either way the watchdog stops the claw long
     before the turn's deadline, and the row types it as the claw's failure, naming the watchdog."""
     reference = next(c for c in KIT_CLAWS if c.name == "reference")
+    slow_tool = {"name": "bash", "arguments": {"command": "sleep 120"}}
     first = ({"content": "Thinking it over.", "latency_s": 10} if kind == "silence" else
-             {"content": "Waiting on a slow tool.", "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 120"}}]})
+             {"content": "Waiting on a slow tool.", "tool_calls": [slow_tool]})
     executor = cassettes(f"kit-watchdog-{kind}", [first, {"content": "Done."}])
     supervisor = cassettes("kit-watchdog-sup", [
         {"match": "EXECUTOR TURN 1 OF", "content": decision("fail", "complete_but_failed", 0.0)}])

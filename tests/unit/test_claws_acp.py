@@ -29,11 +29,13 @@ def gateway(tmp_path):
         yield server
 
 
-def _setup(tmp_path: Path, gateway, attempt_id: str, model: str = MODEL, steps: int = 300) -> tuple[dict[str, str], Path]:
+def _setup(tmp_path: Path, gateway, attempt_id: str, model: str = MODEL,
+           steps: int = 300) -> tuple[dict[str, str], Path]:
     gateway.register_attempt(attempt_id, model=model, ledger_path=tmp_path / "ledger.jsonl")
     claw = get_claw("zeroclaw")
     ctx = ClawContext(attempt_id=attempt_id, model=model, host_dir=tmp_path / "claw", claw_home=str(tmp_path / "home"),
-                      gateway_url=gateway.base_url(attempt_id, "executor", host="127.0.0.1"), budgets=Budgets(steps=steps))
+                      gateway_url=gateway.base_url(attempt_id, "executor", host="127.0.0.1"),
+                      budgets=Budgets(steps=steps))
     config_dir = tmp_path / "home" / "zeroclaw"
     config_dir.mkdir(parents=True)
     (config_dir / "config.toml").write_text(claw.config_toml(ctx))
@@ -126,8 +128,8 @@ def test_the_client_sends_v1_shapes(tmp_path, gateway, monkeypatch):
 
     env, repo = _setup(tmp_path, gateway, "acp-shapes")
     new = {"cwd": str(repo), "mcpServers": [], "agentAlias": "clawmark"}
-    answers = _raw_exchange(env, {**V1_INIT, "params": {"protocolVersion": 1, "clientCapabilities": CLIENT_CAPABILITIES}},
-                            {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": new})
+    init = {**V1_INIT, "params": {"protocolVersion": 1, "clientCapabilities": CLIENT_CAPABILITIES}}
+    answers = _raw_exchange(env, init, {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": new})
     assert "sessionId" in answers[1]["result"]
     assert text_prompt("hi") == [{"type": "text", "text": "hi"}]
     result = _turn(env, repo, tmp_path, "hello", monkeypatch)  # scripted/no cassette: the prompt got past the checks

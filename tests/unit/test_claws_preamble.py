@@ -34,7 +34,8 @@ def test_a_headless_task_gets_workspace_results_skills_and_the_final_text_rule(t
 
 def test_a_headed_task_gets_the_screen_and_the_browser(tasks):
     task = tasks["en_106_dashboard_chart"]
-    message = first_message(task, get_claw("reference"), ClosedLoopAttemptConfig(base_skills=[BASE / "browser-control"]))
+    config = ClosedLoopAttemptConfig(base_skills=[BASE / "browser-control"])
+    message = first_message(task, get_claw("reference"), config)
     assert "exactly 1440 x 900 pixels" in message and "(1439, 899)" in message
     assert "DevTools endpoint at http://127.0.0.1:9222 (see /root/skills/browser-control/SKILL.md)" in message
 
