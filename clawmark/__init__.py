@@ -4,4 +4,5 @@ __version__ = "0.1.0"
 
 # Bumped whenever the fixed protocol (prompts, budgets, images, extraction, evaluator) changes;
 # every result row carries it so rows of different protocols are never compared silently.
-PROTOCOL_VERSION = "1"
+# 2: the closed-loop runtime preamble, watchdogs, a step limit for every claw, the $10 cost cap.
+PROTOCOL_VERSION = "2"

@@ -55,6 +55,9 @@ class ClosedLoopAttemptConfig(BaseModel):
     judge_budget_usd: float = Field(2.0, ge=0, description="Spend cap of each judge role (supervisor, user simulator), "
                                     "its own: the claw's spend (budgets.cost_usd) never reaches it.")
     deadline_grace_s: float = Field(30.0, ge=0, description="Host deadline of a turn = its budget + this.")
+    runtime_preamble: bool = Field(True, description="Open the first executor prompt with the container's facts "
+                                   "(workspace, results root, skills' SKILL.md, display, browser), as UniClawBench's "
+                                   "runner does (clawmark/claws/preamble.py); false = the bare task text.")
     web: WebProxyConfig | None = Field(None, description="The web proxy (record/replay, block rules) in front "
                                        "of the task container; None = no proxy (clawmark/webproxy).")
 
@@ -109,6 +112,7 @@ def open_closed_loop_attempt(task: Any, claw_name: str, model: str, seed: int, s
 
 def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
                     config: ClosedLoopAttemptConfig, models: dict[str, str]) -> dict[str, Any]:
+    from clawmark.attempts.closed_loop_prompt import preamble_digest
     from clawmark.taskenv.headed import task_image_ref
     from clawmark.taskenv.inject import skills_identity
     from clawmark.webproxy.session import web_identity, web_task_hash
@@ -119,7 +123,7 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
               "task_image": task_image_ref(task, config.image) or _workstation_ref(),
               "network_policy": config.network_policy, "base_skills": skills_identity(config.base_skills),
               "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
-              "total_timeout_s": config.total_timeout_s,
+              "total_timeout_s": config.total_timeout_s, "preamble": preamble_digest(task, claw, config),
               **web_identity(config.web)}  # absent = no proxy: old keys hold
     return {
         "sweep_id": sweep_id,

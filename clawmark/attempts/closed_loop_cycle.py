@@ -20,6 +20,7 @@ from clawmark.attempts.closed_loop_transcript import visible_messages
 from clawmark.attempts.outcome import model_error_status, provider_failure
 from clawmark.attempts.session import run_with_deadline
 from clawmark.attempts.stages import DEFAULT_BOUND_S, AttemptStopped, Stage
+from clawmark.attempts.watchdog import turn_watchdog
 from clawmark.claws import TurnResult
 from clawmark.results.status import Status
 
@@ -118,7 +119,8 @@ def _run_turn(s: Any, turn: int, limit: float, folder: Any) -> TurnResult:
     began = time.monotonic()
     with s.clock.phase("executor"):
         result = run_with_deadline(lambda: claw.send_task(ctx, s.message, turn),
-                                   max(0.0, limit) + s.config.deadline_grace_s, stop=executor_stopper(claw, ctx))
+                                   max(0.0, limit) + s.config.deadline_grace_s, stop=executor_stopper(claw, ctx),
+                                   watchdog=turn_watchdog(claw, ctx))
     s.executor_s += time.monotonic() - began
     (folder / "turn.json").write_text(result.model_dump_json(indent=2))
     claw.backup_session(ctx, folder / "transcript")

@@ -10,7 +10,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
+from clawmark.attempts.watchdog import EXIT_STATUS
 from clawmark.results.status import Status
+
+HOST_STOPS = frozenset(EXIT_STATUS.values())
 
 
 class CycleRecord(BaseModel):
@@ -29,7 +32,9 @@ class CycleRecord(BaseModel):
             gate = TurnGate(complete=False, reason="error")
         else:
             gate = completion_gate(result, global_timeout=global_cut)
-        return cls(cycle=Cycle(turn=turn + 1, gate=gate))
+        # A watchdog's or the step limit's stop is the claw's failure (executor_incomplete); the row says which.
+        host_stop = result is not None and result.exit_status in HOST_STOPS
+        return cls(cycle=Cycle(turn=turn + 1, gate=gate), failure_reason=result.exit_status if host_stop else None)
 
     def fail_with(self, status: Status, message: str, reason: str) -> CycleRecord:
         self.cycle.error, self.cycle.error_detail = status, reason

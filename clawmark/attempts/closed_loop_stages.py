@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
+from clawmark.attempts.closed_loop_prompt import first_message
 from clawmark.attempts.phases import PhaseClock, run_cleanup
 from clawmark.attempts.stages import DEFAULT_BOUND_S, Stage, TrackStages
 from clawmark.claws import ClawContext
@@ -64,7 +65,7 @@ class ClosedLoopAttempt:
         self.records: list[Any] = []
         self.current: Any = None  # the CycleRecord of the turn being judged
         self.evidence: Any = None
-        self.message = task.prompt(config.snapshot)
+        self.message = first_message(task, claw, config)  # runtime facts, the claw's note, the task
 
     @property
     def turn(self) -> int:

@@ -20,6 +20,7 @@ from clawmark.attempts.outcome import PatchOutcome, provider_outcome, unreached_
 from clawmark.attempts.phases import PhaseClock, run_cleanup
 from clawmark.attempts.session import claw_stopper, end_claw_processes, run_with_deadline
 from clawmark.attempts.stages import DEFAULT_BOUND_S, AttemptStopped, Stage, TrackStages
+from clawmark.attempts.watchdog import turn_watchdog
 from clawmark.claws import ClawContext
 from clawmark.runtime.errors import RuntimeFailure
 from clawmark.results import AttemptRow, Status
@@ -208,7 +209,8 @@ def _drive(s: PatchAttempt, ctx: ClawContext) -> Any:
     (s.layout.transcript / "prompt.txt").write_text(message)
     result = run_with_deadline(lambda: claw.send_task(ctx, message, 0),
                                s.config.budgets.seconds + s.config.deadline_grace_s,
-                               stop=claw_stopper(claw, ctx, s.gateway, s.attempt_id), grace_s=s.config.stop_grace_s)
+                               stop=claw_stopper(claw, ctx, s.gateway, s.attempt_id), grace_s=s.config.stop_grace_s,
+                               watchdog=turn_watchdog(claw, ctx))
     end_claw_processes(ctx.sandbox)  # what the claw left in the background ends before the patch is taken
     claw.backup_session(ctx, s.layout.transcript)
     return result

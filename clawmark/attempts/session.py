@@ -1,15 +1,19 @@
 """How a claw's turn is bounded, for both tracks: run under a host-side deadline in a thread,
-and, when the deadline passes, stopped (its own stop hook, every process in its container, its
-calls cut at the gateway) before the attempt goes on."""
+watched by its watchdogs (clawmark/attempts/watchdog.py), and, when the deadline passes or a
+watchdog fires, stopped (its own stop hook, every process in its container, its calls cut at the
+gateway) before the attempt goes on."""
 
 from __future__ import annotations
 
 import contextvars
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from clawmark.claws import ClawAdapter, ClawContext, TurnResult
+
+WATCH_EVERY_S = 1.0  # how often the watchdog looks at the ledger while the turn runs
 
 
 class ClawDidNotStop(RuntimeError):
@@ -18,11 +22,13 @@ class ClawDidNotStop(RuntimeError):
 
 
 def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
-                      stop: Callable[[], None] | None = None, grace_s: float = 30.0) -> TurnResult:
-    """Run ``work()`` in a thread. Past the deadline, ``stop()`` ends the claw (its processes
-    killed, its host-side loop asked to stop, its calls cut at the gateway) and the thread is
-    joined: a timeout result comes back only once nothing of the claw runs any more. A thread
-    still alive after ``grace_s`` raises ClawDidNotStop."""
+                      stop: Callable[[], None] | None = None, grace_s: float = 30.0,
+                      watchdog: Any = None) -> TurnResult:
+    """Run ``work()`` in a thread. Past the deadline, or when ``watchdog`` (a
+    clawmark.attempts.watchdog.Watchdog) fires, ``stop()`` ends the claw (its processes killed,
+    its host-side loop asked to stop, its calls cut at the gateway) and the thread is joined: a
+    timeout result comes back only once nothing of the claw runs any more. A thread still alive
+    after ``grace_s`` raises ClawDidNotStop."""
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -31,10 +37,11 @@ def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = exc
 
+    began = time.monotonic()
     # In a copy of this context: containers the claw starts carry the attempt's sweep/cell labels
     thread = threading.Thread(target=contextvars.copy_context().run, args=(target,), name="claw-turn", daemon=True)
     thread.start()
-    thread.join(deadline_s)
+    fired = _join_watched(thread, deadline_s, watchdog)
     if thread.is_alive():
         if stop is not None:
             stop()
@@ -42,11 +49,31 @@ def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
         if thread.is_alive():
             raise ClawDidNotStop(f"claw still running {grace_s:.0f} s after it was stopped at the "
                                  f"{deadline_s:.0f} s deadline")
+        if fired is not None:
+            from clawmark.attempts.watchdog import EXIT_STATUS
+
+            steps = fired == "steps"  # a step limit is a length cut; a watchdog's stop is the claw's timeout
+            return TurnResult(success=False, timeout=not steps, finish_reason="limit" if steps else "timeout",
+                              exit_status=EXIT_STATUS[fired], duration_s=round(time.monotonic() - began, 3),
+                              error=watchdog.message())
         return TurnResult(success=False, timeout=True, finish_reason="timeout", exit_status="host_deadline",
                           duration_s=deadline_s, error=f"claw stopped at the {deadline_s:.0f} s host deadline")
     if "error" in box:
         raise box["error"]
     return box["result"]
+
+
+def _join_watched(thread: threading.Thread, deadline_s: float, watchdog: Any) -> str | None:
+    """Join ``thread`` until it ends, the deadline passes (None) or the watchdog fires (its reason)."""
+    if watchdog is None:
+        thread.join(deadline_s)
+        return None
+    end = time.monotonic() + deadline_s
+    while thread.is_alive() and (left := end - time.monotonic()) > 0:
+        thread.join(min(WATCH_EVERY_S, left))
+        if thread.is_alive() and (reason := watchdog.check()) is not None:
+            return reason
+    return None
 
 
 def claw_stopper(claw: ClawAdapter, ctx: ClawContext, gateway: Any = None,

@@ -8,11 +8,16 @@ conversation never crosses the Docker API. One run is one turn:
     python3 acp.py --session-file S.json --cwd /testbed --prompt-file M.txt --timeout 600 \
         --out R.json -- zeroclaw acp
 
-``initialize``; then ``session/new`` (``cwd``, ``agentAlias``) the first time, ``session/resume``
-of the id kept in the session file afterwards (ZeroClaw persists sessions, so a fresh process
-continues the conversation); then ``session/prompt``. ``session/update`` notifications are
-collected (text chunks, tool calls); a ``session/request_permission`` request is answered with
-its allow-once option (the container is the sandbox) and counted. Past the deadline the turn is
+The messages are ACP v1's shapes as a real client sends them (ZeroClaw 0.8.4's own ACP client
+too): ``initialize`` (``protocolVersion`` 1, ``clientCapabilities`` with no file system and no
+terminal; an agent answering another version is refused); then ``session/new`` (``cwd``,
+``mcpServers: []``, ZeroClaw's ``agentAlias``) the first time, ``session/resume`` (``sessionId``,
+``cwd``, ``mcpServers: []``) of the id kept in the session file afterwards (ZeroClaw persists
+sessions, so a fresh process continues the conversation); then ``session/prompt`` whose
+``prompt`` is a list of content blocks (one ``{"type": "text", "text": ...}``), never a string.
+``session/update`` notifications are collected (text chunks, tool calls); a
+``session/request_permission`` request is answered with its allow-once option (the container is
+the sandbox) and counted. Past the deadline the turn is
 cancelled (``session/cancel``) and the child killed. The result JSON is written to ``--out``.
 """
 
@@ -29,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 PROTOCOL_VERSION = 1
+# We run the agent's tools in its own sandbox: the client offers neither files nor a terminal.
+CLIENT_CAPABILITIES = {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}
 
 
 class AcpError(Exception):
@@ -128,11 +135,15 @@ def run_turn(argv: list[str], *, session_file: Path, cwd: str, prompt: str, time
     client = AcpClient(argv)
     result: dict[str, Any] = {"ok": False, "sessionId": None, "resumed": False}
     try:
-        info = client.request("initialize", {"protocolVersion": PROTOCOL_VERSION, "clientCapabilities": {}}, deadline)
-        result["agentInfo"] = (info or {}).get("agentInfo")
+        info = client.request("initialize", {"protocolVersion": PROTOCOL_VERSION,
+                                             "clientCapabilities": CLIENT_CAPABILITIES}, deadline) or {}
+        if info.get("protocolVersion") != PROTOCOL_VERSION:
+            raise AcpError(-32097, f"the agent speaks ACP {info.get('protocolVersion')!r}, not {PROTOCOL_VERSION}")
+        result["agentInfo"] = info.get("agentInfo")
         result["sessionId"], result["resumed"] = _open_session(client, session_file, cwd, agent, deadline)
         session_file.write_text(json.dumps({"sessionId": result["sessionId"]}))
-        reply = client.request("session/prompt", {"sessionId": result["sessionId"], "prompt": prompt}, deadline)
+        reply = client.request("session/prompt", {"sessionId": result["sessionId"], "prompt": text_prompt(prompt)},
+                               deadline)
         result.update(ok=True, stopReason=(reply or {}).get("stopReason"), content=(reply or {}).get("content", ""))
     except AcpError as exc:
         result["error"] = {"code": exc.code, "message": exc.message}
@@ -150,11 +161,16 @@ def _open_session(client: AcpClient, session_file: Path, cwd: str, agent: str | 
                   deadline: float) -> tuple[str, bool]:
     known = json.loads(session_file.read_text()).get("sessionId") if session_file.is_file() else None
     if known:
-        client.request("session/resume", {"sessionId": known}, deadline)
+        client.request("session/resume", {"sessionId": known, "cwd": cwd, "mcpServers": []}, deadline)
         return known, True
-    params = {"cwd": cwd, **({"agentAlias": agent} if agent else {})}
+    params = {"cwd": cwd, "mcpServers": [], **({"agentAlias": agent} if agent else {})}
     created = client.request("session/new", params, deadline) or {}
     return str(created["sessionId"]), False
+
+
+def text_prompt(text: str) -> list[dict[str, str]]:
+    """An ACP v1 prompt: content blocks, here one text block."""
+    return [{"type": "text", "text": text}]
 
 
 def _cancel(client: AcpClient, session_id: str | None) -> None:

@@ -91,11 +91,24 @@ class UnknownClaw(ClawError):
 
 
 class Budgets(BaseModel):
-    """Limits the claw must respect; the attempt runner also enforces seconds host-side."""
+    """Limits every claw gets, the same for each (the protocol): the claw's own cap where it has
+    one, and host-side in every case (clawmark/attempts/session.py and watchdog.py).
 
-    steps: int = Field(50, ge=1, description="Maximum model calls (tool-loop steps) per turn.")
+    Why these defaults: ``steps`` 300 is Claw-SWE-Bench's cap for every claw, whose runs average
+    45-95 model calls (the former 50 cut real runs short); ``cost_usd`` $10 covers a typical
+    frontier-model instance with room — Claw-SWE-Bench's mean per instance is ~$4.0 for OpenClaw on
+    GPT 5.5 and ~$3.1 on Opus 4.7 (the former $3 cut the mean instance off), and a closed-loop
+    attempt of up to three turns spends in the same range (~1.15 M input tokens per UniClawBench
+    task for OpenClaw on GPT-5.4) — while still stopping a runaway loop; ``silence_s`` 180 and
+    ``stall_s`` 600 are UniClawBench's watchdogs (a claw that never starts, a claw that died)."""
+
+    steps: int = Field(300, ge=1, description="Maximum model calls (tool-loop steps) per turn.")
     seconds: float = Field(3600.0, ge=0, description="Wall-clock budget of the claw for the instance.")
-    cost_usd: float = Field(3.0, ge=0, description="Spend limit in USD (NaN-priced calls count as 0).")
+    cost_usd: float = Field(10.0, ge=0, description="Spend limit in USD (NaN-priced calls count as 0).")
+    silence_s: float = Field(180.0, ge=0, description="Watchdog: no model call finished this long after the turn "
+                                                      "starts ends it (watchdog_silence); 0 = off.")
+    stall_s: float = Field(600.0, ge=0, description="Watchdog: no model call finished this long after the last one "
+                                                    "ends the turn (watchdog_stall); 0 = off.")
 
 
 class Usage(BaseModel):
@@ -171,7 +184,13 @@ class ClawAdapter:
     calls_model: ClassVar[bool] = True  # False: never calls a model (oracle, nop): no price needed
     tracks: ClassVar[tuple[str, ...]] = ("patch", "closed_loop")  # where it can run (`clawmark claws list`)
     usage_report: ClassVar[str] = ""  # what collect_usage reports (a cross-check); "" = nothing
+    # The claw stops itself at budgets.steps (its own setting). Without one, the host stops the
+    # turn once it has made more calls than that (clawmark/attempts/watchdog.py).
+    native_step_limit: ClassVar[bool] = False
     prompt_template: ClassVar[str] = DEFAULT_PROMPT_TEMPLATE
+    # Said after the runtime facts of the first closed-loop prompt (clawmark.claws.preamble), e.g.
+    # EDICT's routing through its court; "" = nothing of the claw's own.
+    routing_note: ClassVar[str] = ""
 
     class Config(BaseModel):
         """Claw settings (none by default); subclasses document theirs."""

@@ -50,10 +50,23 @@ class EdictConfig(OpenClawConfig):
                                   description="OpenClaw tools.deny for every role.")
 
 
+# UniClawBench's runner puts a routing note between the runtime facts and the task for EDICT
+# (without it the entry agent answered as a single agent and never used the court); ours says the same.
+ROUTING_NOTE = """\
+EDICT routing note:
+- You work inside a court of agents: the request below is the sovereign's own words, not a plain single-agent task.
+- A formal or complex request goes the court's way: the crown prince sorts it, the secretariat (zhongshu) plans, \
+the chancellery (menxia) reviews, the department of state affairs (shangshu) assigns it to the ministries.
+- Do not skip the hand-offs; only small talk or a simple question may be answered by the crown prince directly.
+- Update the board and hand the task on with real tool calls, never with example commands or a note that you would.
+The sovereign's words follow."""
+
+
 class EdictClaw(OpenClawClaw):
     name = "edict"
     version = f"{OPENCLAW_VERSION}+edict"
     Config = EdictConfig
+    routing_note = ROUTING_NOTE
     usage_report = "openclaw --json of every role turn, summed"
 
     def __init__(self, config: dict[str, Any] | None = None):

@@ -112,7 +112,9 @@ class GenericAgentClaw(ClawAdapter):
     def _start_command(self, ctx: ClawContext) -> str:
         config: Any = self.config
         task_dir = self._task_dir(ctx)
-        run = f"{PYTHON} {self._rounds_script(ctx)} {shlex.quote(task_dir)} {config.reply_wait_s:g} 0"
+        # the last argument is the step limit: GenericAgent's own 40 calls per round gives way to budgets.steps
+        run = (f"{PYTHON} {self._rounds_script(ctx)} {shlex.quote(task_dir)} {config.reply_wait_s:g} 0 "
+               f"{ctx.budgets.steps}")
         return f"(nohup {run} > {ctx.claw_home}/agentmain.log 2>&1 & echo $! > {task_dir}/pid)"
 
     def _wait_command(self, task_dir: str, output: str) -> str:

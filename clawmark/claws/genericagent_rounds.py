@@ -9,9 +9,11 @@ comes for 300 s — shorter than one slow model call or one closed-loop judging 
 This is the same file protocol on GenericAgent's own agent class (``GeneraticAgent``, set up as
 its ``main`` does): ``TASK_DIR/input.txt`` starts round 0; each round's reply goes to
 ``output.txt``, ``output1.txt``, ``output2.txt``... ending with ``[ROUND END]``; a
-``reply.txt`` starts the next round in the same conversation. Its limits are the host's.
+``reply.txt`` starts the next round in the same conversation. Its limits are the host's, and
+the step limit: agentmain hard-codes 40 model calls per round (``agent_runner_loop(...,
+max_turns=40)``); MAX_TURNS replaces it, so GenericAgent gets the protocol's limit like every claw.
 
-    python genericagent_rounds.py TASK_DIR REPLY_WAIT_S [LLM_NO]
+    python genericagent_rounds.py TASK_DIR REPLY_WAIT_S [LLM_NO [MAX_TURNS]]
 """
 
 import os
@@ -19,6 +21,7 @@ import sys
 import threading
 import time
 
+import genericagent.agentmain as agentmain
 from genericagent.agentmain import GeneraticAgent
 
 ROUND_END = "\n\n[ROUND END]\n"
@@ -42,7 +45,20 @@ def next_message(task_dir, wait_s):
     return None
 
 
-def main(task_dir, wait_s, llm_no=0):
+def limit_turns(max_turns):
+    """Every round's agent loop gets ``max_turns`` instead of agentmain's hard-coded 40."""
+    loop = agentmain.agent_runner_loop
+
+    def limited(*args, **kwargs):
+        kwargs["max_turns"] = max_turns
+        return loop(*args, **kwargs)
+
+    agentmain.agent_runner_loop = limited
+
+
+def main(task_dir, wait_s, llm_no=0, max_turns=None):
+    if max_turns is not None:
+        limit_turns(max_turns)
     agent = GeneraticAgent()
     agent.next_llm(llm_no)
     agent.verbose = False
@@ -62,4 +78,5 @@ def main(task_dir, wait_s, llm_no=0):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], float(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    main(sys.argv[1], float(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 0,
+         int(sys.argv[4]) if len(sys.argv) > 4 else None)

@@ -42,6 +42,7 @@ class HermesConfig(ClawAdapter.Config):
 
 class HermesClaw(ClawAdapter):
     name = "hermes"
+    native_step_limit = True
     version = "0.19.0"
     needs_image_layer = IMAGE_NAME
     runs_in_container = True

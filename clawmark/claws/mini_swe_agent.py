@@ -54,6 +54,7 @@ def mini_volume() -> str:
 
 class MiniSweAgentClaw(ClawAdapter):
     name = "mini-swe-agent"
+    native_step_limit = True
     version = "2.4.6"
     needs_image_layer = IMAGE_NAME
     runs_in_container = True

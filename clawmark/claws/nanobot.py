@@ -44,6 +44,7 @@ class NanobotConfig(ClawAdapter.Config):
 
 class NanobotClaw(ClawAdapter):
     name = "nanobot"
+    native_step_limit = True
     version = "0.3.5"
     needs_image_layer = IMAGE_NAME
     runs_in_container = True

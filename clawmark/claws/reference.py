@@ -85,6 +85,7 @@ class ReferenceConfig(ToolConfig):
 
 class ReferenceClaw(ClawAdapter):
     name = "reference"
+    native_step_limit = True
     version = "1"
     Config = ReferenceConfig
 

@@ -7,12 +7,18 @@ binary placed in that folder (its README says how). Until then ``docker_args`` f
 
 ``create_agent`` writes ``config.toml`` into ``ZEROCLAW_CONFIG_DIR`` under the claw home: a
 ``custom`` OpenAI-compatible provider whose ``uri`` is the attempt's gateway URL, an agent bound
-to it, and a risk profile at ``level = "full"`` (no approval gates: the container is the sandbox;
-one-shot approvals would fail closed). Each turn runs :mod:`clawmark.claws.acp` in the container
+to it, a risk profile at ``level = "full"`` (no approval gates: the container is the sandbox;
+one-shot approvals would fail closed) and a runtime profile whose ``max_tool_iterations`` is the
+step limit (``budgets.steps``). Each turn runs :mod:`clawmark.claws.acp` in the container
 next to ``zeroclaw acp``: ``session/new`` on turn 0 with ``cwd`` = the workspace,
 ``session/resume`` of the same session on follow-ups (ZeroClaw keeps sessions in SQLite), then
 ``session/prompt``. The prompt result (``stopReason``, ``content``) or its JSON-RPC error decides
 the turn. ZeroClaw's own usage is ``<workspace>/state/costs.jsonl`` (a cross-check).
+
+A stand-in of ``zeroclaw acp`` (the tests' ``tests/fixtures/zeroclaw/zeroclaw_standin.py``) runs
+with ``standin: true`` and its rows say ``claw_version`` ``0.8.4-standin``: what answers
+``--version`` must say whether it is a stand-in, and a program that disagrees with the setting
+never gets a turn, so no stand-in row reads as the real 0.8.4.
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
 
+RELEASE = "0.8.4"
+STANDIN_SUFFIX = "-standin"
+STANDIN_MARK = "stand-in"  # what a stand-in's --version says (tests/fixtures/zeroclaw/zeroclaw_standin.py)
 IMAGE_NAME = "claw-zeroclaw"
 ROOT = "/opt/claws/zeroclaw"
 BINARY = f"{ROOT}/bin/zeroclaw"
@@ -43,15 +52,23 @@ class ZeroClawConfig(ClawAdapter.Config):
     host_dir: str | None = Field(None, description=f"A host folder mounted read-only at {ROOT} instead of the "
                                                    "claw-zeroclaw image's (a binary at hand; the tests' stand-in).")
     grace_s: float = Field(60.0, description="Host deadline beyond the ACP turn's own deadline.")
+    standin: bool = Field(False, description="`command` is a stand-in of zeroclaw (its --version says so): rows "
+                                             f"say {RELEASE}{STANDIN_SUFFIX}, never {RELEASE}.")
 
 
 class ZeroClawClaw(ClawAdapter):
     name = "zeroclaw"
-    version = "0.8.4"
+    native_step_limit = True
+    version = RELEASE
     needs_image_layer = IMAGE_NAME
     runs_in_container = True
     usage_report = "<workspace>/state/costs.jsonl: per-call tokens and cost"
     Config = ZeroClawConfig
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        super().__init__(config)
+        if self.config.standin:  # type: ignore[attr-defined]
+            self.version = RELEASE + STANDIN_SUFFIX  # type: ignore[misc]
 
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
         config: Any = self.config
@@ -74,15 +91,20 @@ class ZeroClawClaw(ClawAdapter):
         ctx.sandbox.write_file(self._acp_script(ctx), ACP_SCRIPT.read_bytes())
 
     def _check_version(self, ctx: ClawContext) -> None:
-        """A supplied binary may be any release; the row says 0.8.4, so nothing else runs. The
+        """A supplied binary may be any release; the row says 0.8.4, so nothing else runs; and a
+        stand-in runs only as one (``standin``), so its rows never pass for the real binary. The
         question is ``command`` with its subcommand (``acp``) replaced by ``--version``."""
         config: Any = self.config
         argv = [*config.command[:-1], "--version"]
         probe = ctx.sandbox.exec(" ".join(shlex.quote(a) for a in argv), timeout_s=60)
         reported = (probe.stdout or probe.stderr).strip()
-        if probe.exit_code != 0 or not re.search(rf"(?<![\d.]){re.escape(self.version)}(?![\d.])", reported):
+        if probe.exit_code != 0 or not re.search(rf"(?<![\d.]){re.escape(RELEASE)}(?![\d.])", reported):
             raise ClawError(f"the supplied zeroclaw reports {reported[-200:]!r} (exit {probe.exit_code}); this "
-                            f"adapter is pinned to {self.version}: supply that release (images/claw-zeroclaw/README.md)")
+                            f"adapter is pinned to {RELEASE}: supply that release (images/claw-zeroclaw/README.md)")
+        if (STANDIN_MARK in reported.lower()) != config.standin:
+            said = "is a stand-in" if config.standin else "is the real binary"
+            raise ClawError(f"the settings say the zeroclaw command {said}, but it reports {reported[-200:]!r}: "
+                            f"set standin: {str(not config.standin).lower()} so the rows name what ran")
 
     def _config_dir(self, ctx: ClawContext) -> str:
         return f"{ctx.claw_home}/zeroclaw"
@@ -104,8 +126,10 @@ class ZeroClawClaw(ClawAdapter):
             f"[providers.models.custom.{AGENT}]", f"uri = {_toml(ctx.gateway_url)}", f"model = {_toml(ctx.model)}",
             f"api_key = {_toml(key)}", "",
             f"[risk_profiles.{AGENT}]", 'level = "full"', "",
+            # the step limit: ZeroClaw 0.8.4 reads it from the agent's runtime profile only
+            f"[runtime_profiles.{AGENT}]", f"max_tool_iterations = {ctx.budgets.steps}", "",
             f"[agents.{AGENT}]", f'model_provider = "custom.{AGENT}"', f'risk_profile = "{AGENT}"',
-            f"workspace = {_toml(self._workspace(ctx))}", "",
+            f'runtime_profile = "{AGENT}"', f"workspace = {_toml(self._workspace(ctx))}", "",
             "[acp]", f'default_agent = "{AGENT}"', "",
         ])
 

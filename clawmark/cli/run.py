@@ -20,6 +20,8 @@ from typing import Any, NoReturn
 
 import typer
 
+from clawmark.claws.base import Budgets
+
 ROW_FIELDS = ("task_id", "claw", "model", "seed", "status", "resolved", "resolution", "error_kind",
               "error_message", "cell_key", "attempt_id", "artifacts_dir")
 CLOSED_LOOP_FIELDS = ("task_id", "claw", "model", "seed", "status", "passed", "score", "threshold", "turns",
@@ -47,9 +49,11 @@ def run(
     results: str | None = typer.Option(None, "--results", help="Result store: a folder or a filesystem URL "
                                        "(s3://…, any fsspec URL; default: CLAWMARK_RESULTS)."),
     sweep_id: str = typer.Option("adhoc", "--sweep-id", help="Sweep the row is filed under."),
-    steps: int = typer.Option(50, "--steps", min=1, help="Claw budget: model calls."),
+    steps: int = typer.Option(Budgets.model_fields["steps"].default, "--steps", min=1,
+                              help="Claw budget: model calls per turn."),
     seconds: float = typer.Option(3600.0, "--seconds", min=1, help="Claw budget: wall seconds (host deadline)."),
-    cost_usd: float = typer.Option(3.0, "--cost-usd", min=0, help="Claw budget: USD (gateway-enforced)."),
+    cost_usd: float = typer.Option(Budgets.model_fields["cost_usd"].default, "--cost-usd", min=0,
+                                   help="Claw budget: USD (gateway-enforced)."),
     as_json: bool = typer.Option(False, "--json", help="Print the row as JSON instead of a table."),
     web: str | None = typer.Option(None, "--web", help="Closed loop: web proxy mode live, record, replay or "
                                    "replay-or-live (clawmark/webproxy; default: no proxy)."),

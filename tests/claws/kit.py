@@ -75,7 +75,7 @@ class KitClaw:
 
 # ZeroClaw cannot be built here: its adapter runs against our stand-in of `zeroclaw acp`.
 ZEROCLAW_STANDIN = (("host_dir", str(Path(__file__).parents[1] / "fixtures" / "zeroclaw")),
-                    ("command", ("python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp")))
+                    ("command", ("python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp")), ("standin", True))
 KIT_CLAWS = [
     KitClaw("reference"),
     # Two tries of a failed model query, not mini's 10 (4-60 s apart): the provider-failure case

@@ -5,9 +5,14 @@ attempts (task container, supervisor, user simulator, rewritten follow-ups).
   only answers a request that holds the turns before it), both follow-ups delivered, calls under
   the right roles, no claw file in the results folders. (GenericAgent 1.0.7's own file loop died
   on the second follow-up: the third turn is what catches that kind of bug.)
+* The runtime preamble (clawmark/claws/preamble.py) opens every claw's first prompt, read back from
+  the request the provider got; the skills it announces are the ones injected, and the reference
+  claw reads each announced ``SKILL.md`` at its path in the task container.
 * EDICT's court on the bundled task ``zh_201_invoice_sum`` (its own cassette, the task's own
   supervisor and simulator): every role acts on both turns and the attempt passes after the
   follow-up.
+* A claw that goes quiet (no model call back after the start, or none after the last) is stopped
+  by its watchdog and typed as its own failure.
 * The claw runs with the task's network policy: the container of every attempt above (``full``)
   and of a one-turn attempt per claw on the fixture task ``fx_101_sum`` under ``none`` and
   ``registries-only`` is on the networks
@@ -18,16 +23,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from pathlib import Path
 
 import pytest
 import yaml
 
+from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
+from clawmark.attempts.closed_loop_prompt import executor_preamble
 from clawmark.catalog import load_task
+from clawmark.claws import Budgets, get_claw
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
+from clawmark.results.status import ErrorKind
 from clawmark.settings import TASKS_CATALOG
+from clawmark.taskenv.layout import SKILLS_DIR
 from tests.claws.kit import (CASSETTES, CLAW_DIR_NAMES, CLAW_FILE_NAMES, FOLLOW_UP_MARK, KIT_CLAWS, TURN0_MARK,
                              follow_up_request, texts)
 from tests.integration.closed_loop_support import FIXTURES, bundled_task, decision, sim_reply
@@ -115,6 +126,20 @@ def _assert_policy_kept(containers, row, policy: str) -> None:
     assert bool(proxied) == (policy == "registries-only"), env  # no claw setting drops or adds a proxy
 
 
+def _assert_preamble_sent(kit_claw, task, row, first_request: dict, **config) -> list[str]:
+    """The first request holds the runtime preamble before the task; the skills it announces are
+    those the attempt injected. Returns the announced SKILL.md paths."""
+    claw = get_claw(kit_claw.name, kit_claw.config)
+    preamble = executor_preamble(task, claw, ClosedLoopAttemptConfig(**config)).strip()
+    assert preamble.startswith("Runtime context of this task:")
+    first_user = "\n".join(texts(first_request["messages"], "user"))
+    assert preamble in first_user and first_user.index(preamble) < first_user.index(task.prompt().strip())
+    announced = re.findall(rf"^- ({re.escape(SKILLS_DIR)}/\S+/SKILL\.md)$", preamble, flags=re.M)
+    injected = json.loads((Path(row.artifacts_dir) / "logs" / "taskenv.json").read_text())["skills"]
+    assert announced == [f"{SKILLS_DIR}/{name}/SKILL.md" for name in injected] and announced
+    return announced
+
+
 def _assert_clean_ledger_and_results(row, judged_turns: int) -> None:
     ledger = read_ledger(Path(row.artifacts_dir) / "ledger.jsonl")
     assert {r.attempt_id for r in ledger} == {row.attempt_id} and all(r.status == "ok" for r in ledger)
@@ -147,6 +172,8 @@ def test_three_closed_loop_turns_in_one_session(kit_claw, provider, gateway, sto
     cycles = Path(row.artifacts_dir) / "cycles"
     assert [(cycles / str(n) / "prompt.txt").read_text() for n in (1, 2)] == [CL_FOLLOW_UP, CL_FOLLOW_UP]
     requests = provider.requests(executor.split("/", 1)[1])
+    _assert_preamble_sent(kit_claw, task, row, requests[0])
+    assert not any("Runtime context" in text for text in texts(requests[-1]["messages"], "user")[1:])  # once only
     _, follow_up = follow_up_request(requests)
     assert any(TURN0_MARK in text for text in texts(follow_up["messages"], "assistant"))
     last = requests[-1]["messages"]  # the third turn's request holds both follow-ups and turn 2's reply
@@ -173,6 +200,8 @@ def test_edict_court_passes_a_bundled_task_after_a_follow_up(provider, gateway, 
     assert (cycles / "0" / "results" / "invoice_total.txt").read_text() == "4996.00\n"  # the void counted
     assert (cycles / "1" / "results" / "invoice_total.txt").read_text() == "1816.00\n"
     requests = provider.requests("edict-cl-zh_201_invoice_sum")
+    preamble = _assert_preamble_sent(edict, task, row, requests[0])  # the front desk's first request
+    assert "EDICT routing note:" in "\n".join(texts(requests[0]["messages"], "user")) and preamble
     follow_up = next(r for r in requests if any(feedback in t for t in texts(r["messages"], "user")))
     assert any(TURN0_MARK in text for text in texts(follow_up["messages"], "assistant"))  # the front desk's turn 1
     for turn in (0, 1):  # the whole court on both turns: front desk, planner, executor, front desk's report
@@ -196,3 +225,66 @@ def test_the_claw_runs_with_the_task_network_policy(kit_claw, policy, provider, 
     assert provider.requests(executor.split("/", 1)[1])
     _assert_clean_ledger_and_results(row, judged_turns=1)
     _assert_policy_kept(task_containers, row, policy)
+
+
+def test_the_announced_skills_are_at_their_paths(provider, gateway, store, cassettes):
+    """The reference claw reads every SKILL.md the preamble announces (the task's skill and a
+    base skill) inside the task container, as the executor user, and gets each file's text."""
+    reference = next(c for c in KIT_CLAWS if c.name == "reference")
+    task = bundled_task(CL_TASK)
+    base_skills = [TASKS_CATALOG / "base_skills" / "web-search"]
+    preamble = executor_preamble(task, get_claw("reference"), ClosedLoopAttemptConfig(base_skills=base_skills))
+    announced = re.findall(rf"^- ({re.escape(SKILLS_DIR)}/\S+/SKILL\.md)$", preamble, flags=re.M)
+    assert announced == [f"{SKILLS_DIR}/csv-summary/SKILL.md", f"{SKILLS_DIR}/web-search/SKILL.md"]
+    executor = cassettes("kit-skills-reference", [
+        {"content": "Reading the skills I was told of.",
+         "tool_calls": [{"name": "bash", "arguments": {"command": "cat " + " ".join(announced)}}]},
+        {"content": f"{TURN0_MARK}: read them."}])
+    supervisor = cassettes("kit-skills-sup", [
+        {"match": "EXECUTOR TURN 1 OF", "content": decision("fail", "complete_but_failed", 0.0)}])
+    row = _attempt(task, reference, executor, store, gateway, supervisor_model=supervisor, base_skills=base_skills)
+    assert (row.status, row.turns) == (Status.FAIL, 1), row.error_message
+    requests = provider.requests("kit-skills-reference")
+    _assert_preamble_sent(reference, task, row, requests[0], base_skills=base_skills)
+    observed = "\n".join(texts(requests[1]["messages"], "tool"))
+    for folder in (task.skill_dirs["csv-summary"], base_skills[0]):
+        assert (folder / "SKILL.md").read_text().strip() in observed  # the file, whole, where it was announced
+
+
+@pytest.mark.parametrize("kind", ["silence", "stall"])
+def test_a_claw_that_goes_quiet_is_stopped_by_its_watchdog(kind, provider, gateway, store, cassettes):
+    """Silence: the first model call has not come back 3 s into the turn. Stall: one call came
+    back, then a tool runs on without another. Either way the watchdog stops the claw long
+    before the turn's deadline, and the row types it as the claw's failure, naming the watchdog."""
+    reference = next(c for c in KIT_CLAWS if c.name == "reference")
+    slow_tool = {"name": "bash", "arguments": {"command": "sleep 120"}}
+    first = ({"content": "Thinking it over.", "latency_s": 10} if kind == "silence" else
+             {"content": "Waiting on a slow tool.", "tool_calls": [slow_tool]})
+    executor = cassettes(f"kit-watchdog-{kind}", [first, {"content": "Done."}])
+    supervisor = cassettes("kit-watchdog-sup", [
+        {"match": "EXECUTOR TURN 1 OF", "content": decision("fail", "complete_but_failed", 0.0)}])
+    budgets = Budgets(silence_s=3.0, stall_s=0.0) if kind == "silence" else Budgets(silence_s=300.0, stall_s=3.0)
+    task = load_task(FIXTURES / "closed_loop" / "fx_101_sum")
+    row = _attempt(task, reference, executor, store, gateway, supervisor_model=supervisor, budgets=budgets)
+    assert (row.status, row.error_kind, row.failure_reason) == (
+        Status.EXECUTOR_INCOMPLETE, ErrorKind.MODEL, f"watchdog_{kind}"), row.error_message
+    turn = json.loads((Path(row.artifacts_dir) / "cycles" / "0" / "turn.json").read_text())
+    assert (turn["exit_status"], turn["timeout"]) == (f"watchdog_{kind}", True)  # not the host deadline
+    assert len(provider.requests(f"kit-watchdog-{kind}")) == 1  # stopped before a second call
+
+
+def test_a_claw_without_its_own_step_limit_is_stopped_past_the_protocols(provider, gateway, store, cassettes):
+    """OpenClaw 2026.9.6 has no per-run step cap (its tools.loopDetection only spots repeats):
+    the host's watch stops its turn once it made more calls than `steps`, typed step_limit."""
+    openclaw = next(c for c in KIT_CLAWS if c.name == "openclaw")
+    steps = [{"content": f"Step {n}.", "tool_calls": [{"name": "exec", "arguments": {"command": f"echo step-{n}"}}]}
+             for n in range(12)]
+    executor = cassettes("kit-steps-openclaw", [*steps, {"content": "KIT-NEVER-REACHED"}])
+    supervisor = cassettes("kit-steps-sup", [
+        {"match": "EXECUTOR TURN 1 OF", "content": decision("fail", "complete_but_failed", 0.0)}])
+    task = load_task(FIXTURES / "closed_loop" / "fx_101_sum")
+    row = _attempt(task, openclaw, executor, store, gateway, supervisor_model=supervisor, budgets=Budgets(steps=2))
+    assert (row.status, row.failure_reason) == (Status.EXECUTOR_INCOMPLETE, "step_limit"), row.error_message
+    turn = json.loads((Path(row.artifacts_dir) / "cycles" / "0" / "turn.json").read_text())
+    assert (turn["exit_status"], turn["finish_reason"]) == ("step_limit", "limit")
+    assert 3 <= len(provider.requests("kit-steps-openclaw")) < len(steps)  # stopped at the third call, not at the end

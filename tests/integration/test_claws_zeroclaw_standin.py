@@ -15,14 +15,15 @@ from tests.integration.attempt_support import INI, attempt, gateway, store  # no
 
 pytestmark = pytest.mark.docker
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "zeroclaw"
-STANDIN = {"host_dir": str(FIXTURES), "command": ["python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp"]}
+STANDIN = {"host_dir": str(FIXTURES), "command": ["python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp"],
+           "standin": True}
 
 
 def test_the_adapter_drives_an_acp_agent_to_a_resolved_patch(store, gateway):  # noqa: F811
     row = attempt(INI, "zeroclaw", f"scripted/zeroclaw-{INI}", store, gateway, claw_settings=STANDIN)
     layout = store.layout(row.sweep_id, row.cell_key)
     assert (row.status, row.resolved, row.error_message) == (Status.RESOLVED, True, None)
-    assert row.claw_version == "0.8.4"
+    assert row.claw_version == "0.8.4-standin"  # never the real release's label
     turn = json.loads((layout.logs / "turn-0.json").read_text())
     assert (turn["success"], turn["exit_status"]) == (True, "end_turn")
     acp = json.loads((layout.transcript / "zeroclaw-acp-turn0.json").read_text())

@@ -91,6 +91,8 @@ PY"""}}]},
     ])
     supervisor = cassettes("sup-snap", [{"content": decision("pass", "complete_and_passed", 1.0)}])
     row = attempt(task, executor, store, gateway, supervisor_model=supervisor, snapshot=True)
-    assert cycle_file(row, 0, "prompt.txt").read_text() == task.spec.task_snapshot
+    sent = cycle_file(row, 0, "prompt.txt").read_text()  # the runtime facts, then the snapshot text
+    assert sent.startswith("Runtime context") and sent.rstrip().endswith(task.spec.task_snapshot.strip())
+    assert task.spec.task.strip() not in sent
     assert json.loads(cycle_file(row, 0, "results/high_open.json").read_text()) == [101, 104, 107, 111]
     assert (row.status, row.snapshot_mode, row.score) == (Status.PASS, True, 1.0)
