@@ -99,13 +99,16 @@ class Budgets(BaseModel):
     frontier-model instance with room — Claw-SWE-Bench's mean per instance is ~$4.0 for OpenClaw on
     GPT 5.5 and ~$3.1 on Opus 4.7 (the former $3 cut the mean instance off), and a closed-loop
     attempt of up to three turns spends in the same range (~1.15 M input tokens per UniClawBench
-    task for OpenClaw on GPT-5.4) — while still stopping a runaway loop; ``silence_s`` 180 and
-    ``stall_s`` 600 are UniClawBench's watchdogs (a claw that never starts, a claw that died)."""
+    task for OpenClaw on GPT-5.4) — while still stopping a runaway loop; ``silence_s`` and
+    ``stall_s`` are UniClawBench's watchdogs (a claw that never starts, a claw that died): its
+    stall is 600 s, and its silence of 180 s becomes 360 s here, because clawmark's progress signal
+    is a model call *finishing* at the gateway, and one call may run up to the gateway's 300 s
+    per-request timeout (a slow first call of a high-reasoning model is no silent claw)."""
 
     steps: int = Field(300, ge=1, description="Maximum model calls (tool-loop steps) per turn.")
     seconds: float = Field(3600.0, ge=0, description="Wall-clock budget of the claw for the instance.")
     cost_usd: float = Field(10.0, ge=0, description="Spend limit in USD (NaN-priced calls count as 0).")
-    silence_s: float = Field(180.0, ge=0, description="Watchdog: no model call finished this long after the turn "
+    silence_s: float = Field(360.0, ge=0, description="Watchdog: no model call finished this long after the turn "
                                                       "starts ends it (watchdog_silence); 0 = off.")
     stall_s: float = Field(600.0, ge=0, description="Watchdog: no model call finished this long after the last one "
                                                     "ends the turn (watchdog_stall); 0 = off.")

@@ -79,3 +79,13 @@ def test_a_turn_past_its_step_limit_is_stopped_and_typed(tmp_path):
     assert (result.success, result.timeout, result.finish_reason, result.exit_status) == (
         False, False, "limit", "step_limit")
     assert "more than 3 model calls" in result.error
+
+
+def test_the_default_watchdogs_outlast_one_gateway_call():
+    """Progress is a call finishing at the gateway: a live call may run up to the per-request
+    timeout, so a limit below it would take a slow model for a silent claw."""
+    from clawmark.claws import Budgets
+    from clawmark.gateway.client import ClientConfig
+
+    budgets, call_timeout = Budgets(), ClientConfig().timeout_s
+    assert budgets.silence_s > call_timeout and budgets.stall_s > call_timeout
