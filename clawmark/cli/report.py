@@ -43,11 +43,11 @@ def report_sweep(
     folder = out or (Path(store.root) / "reports" if store.is_local else Path("reports")) / sweep_id
     index = build_report(frame, folder, title=f"clawmark · sweep {sweep_id}", config=pinned_config(store, sweep_id),
                          expected=expected, n_boot=n_boot, judges=_judges(store, sweep_id, compare_judges))
-    typer.echo(f"report: {index}")
     effects = index.parent / "tables" / "harness_model_effects.csv"
     if effects.is_file():  # the decomposition's one sentence per effect, on a crossed grid
         for statement in pd.read_csv(effects)["statement"]:
             typer.echo(statement)
+    typer.echo(f"report: {index}")  # last, as the demo and scripts read it
 
 
 def _judges(store, sweep_id: str, named: list[str]):
