@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from clawmark.catalog.errors import CatalogError
+from clawmark.catalog.task import SNAPSHOT_SWITCH  # not a credential: it selects the snapshot path
 
-# Not a credential: the switch that selects a task's offline snapshot path.
-SNAPSHOT_SWITCH = "SNAPSHOT_MODE"
 _PLACEHOLDER = re.compile(r"(?i)replace.?me|change.?me|\btodo\b|your_|\.\.\.|^<.*>$")
 _GENERIC = {"password", "token", "secret", "api_key", "apikey", "xxx", "changeme", "you@outlook.com"}
 _LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")

@@ -17,7 +17,8 @@
    package is there or runs: the web proxy installs its CA in every trust store here, so
    services, the desktop's Chromium and every turn trust it (clawmark/webproxy/session.py).
 4. The package copied in (never mounted):
-   - sources -> `/tmp_workspace/clawbench/sources/` (`*_snapshot.json` only in snapshot mode),
+   - sources -> `/tmp_workspace/clawbench/sources/` (`*_snapshot.json` left out only when the task
+     has an offline snapshot path (SNAPSHOT_MODE in `.privacy`, task_snapshot) and snapshot mode is off),
      owned by the executor;
    - base skills, then the task's skills -> `/root/skills/<name>/`, root-owned, mode 0755/0644;
    - services -> `/opt/clawbench/services/<path>/`, inside a root-only 0700 folder.

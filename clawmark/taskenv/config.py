@@ -10,6 +10,9 @@ from pydantic import BaseModel, Field
 NetworkPolicy = Literal["none", "registries-only", "full"]
 WORKSTATION_RECIPE = "workstation"
 EXECUTOR_USER = "1000:1000"
+# Upstream's `--add-host` aliases: both name the host (103_34's pre_exec serves match-stream.local there).
+HOST_ALIASES = {"host.docker.internal": "host-gateway", "match-stream.local": "host-gateway"}
+SHM_SIZE_MB = 2048  # upstream's --shm-size 2g: Chromium's renderers crash on large pages with Docker's 64 MB
 
 
 class TaskEnvConfig(BaseModel):
@@ -32,6 +35,9 @@ class TaskEnvConfig(BaseModel):
     pre_exec_timeout_s: float = Field(600, gt=0, description="Deadline of one host-side pre_exec script.")
     executor_user: str = Field(EXECUTOR_USER, pattern=r"^\d+:\d+$", description="uid:gid claws act as (created when missing).")
     env: dict[str, str] = Field(default_factory=dict, description="Container environment (never task secrets).")
+    extra_hosts: dict[str, str] = Field(default_factory=lambda: dict(HOST_ALIASES), description="/etc/hosts "
+                                        "entries name -> IP or 'host-gateway' (the host, as upstream's --add-host).")
+    shm_size_mb: int = Field(SHM_SIZE_MB, gt=0, description="Size of /dev/shm (upstream: 2g).")
     volumes: dict = Field(default_factory=dict, description="Extra mounts (claw homes); none may lie in the task package.")
     labels: dict[str, str] = Field(default_factory=dict, description="Extra labels (sweep, cell, attempt).")
     max_results_bytes: int = Field(512 * 2**20, gt=0, description="Cap on one copy of /tmp_workspace/results.")

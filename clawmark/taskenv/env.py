@@ -183,6 +183,7 @@ def _provision(task, config: TaskEnvConfig):
         image=config.image or ensure_image(WORKSTATION_RECIPE), cpus=config.cpus, memory_mb=config.memory_mb,
         pids_limit=config.pids_limit, network=network, user=config.executor_user, workdir=WORKSPACE,
         env=env, labels=labels, lifetime_seconds=config.lifetime_seconds or _lifetime(task, config),
+        extra_hosts=config.extra_hosts, shm_size_mb=config.shm_size_mb,
         volumes=config.volumes, max_copy_bytes=config.max_results_bytes))
 
 

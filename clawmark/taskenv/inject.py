@@ -22,13 +22,14 @@ def inject_sources(sandbox, task, snapshot: bool, owner: tuple[int, int]) -> lis
 
 
 def inject_skills(sandbox, task, base_skills: list[Path]) -> list[str]:
-    """Base skills, then the task's own (a task skill wins over a base one of the same name)."""
+    """Base skills, then the task's own (a task skill wins over a base one of the same name);
+    each folder copied whole, whatever its entry file, as upstream's `docker cp` does."""
     folders = {folder.name: folder for folder in base_skills}
     folders.update(task.skill_dirs)
     hidden, files = task.hidden_paths(), {}
     for name, folder in folders.items():
-        if not (folder / "SKILL.md").is_file():
-            raise CatalogError(folder, "base_skills", "a skill folder holding SKILL.md")
+        if not folder.is_dir():
+            raise CatalogError(folder, "base_skills", "a skill folder")
         files.update(folder_files(folder, hidden, prefix=f"{name}/"))
     if files:
         sandbox.copy_files_in(files, SKILLS_DIR, ROOT)
