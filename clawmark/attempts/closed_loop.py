@@ -57,6 +57,10 @@ class ClosedLoopAttemptConfig(BaseModel):
     deadline_grace_s: float = Field(30.0, ge=0, description="Host deadline of a turn = its budget + this.")
     web: WebProxyConfig | None = Field(None, description="The web proxy (record/replay, block rules) in front "
                                        "of the task container; None = no proxy (clawmark/webproxy).")
+    env_file: Path | None = Field(None, description="KEY=VALUE file of the tasks' `.privacy` values (as upstream's "
+                                  "configs/privacy.local.env), over the environment; each value reaches the "
+                                  "executor's environment only. Not part of the protocol: where keys live is no "
+                                  "measured condition.")
 
 
 def role_models(task: Any, model: str, config: ClosedLoopAttemptConfig) -> dict[str, str]:

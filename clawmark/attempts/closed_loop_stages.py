@@ -236,14 +236,17 @@ def _context(s: ClosedLoopAttempt) -> ClawContext:
 
 
 def env_config(s: ClosedLoopAttempt) -> Any:
+    from clawmark.catalog.credentials import executor_credentials, user_credentials
     from clawmark.taskenv.config import TaskEnvConfig
     from clawmark.taskenv.headed import task_image
 
     c = s.config
     labels = {"clawmark.attempt": s.attempt_id, "clawmark.claw": s.claw.name}
+    # a task with gaps was refused before provisioning (clawmark/sweeps/preflight.py)
+    credentials, _gaps = executor_credentials(s.task, user_credentials(c.env_file), c.snapshot)
     return TaskEnvConfig(image=task_image(s.task, c.image), network_policy=c.network_policy, snapshot=c.snapshot,
                          base_skills=c.base_skills, service_timeout_s=c.service_timeout_s,
-                         service_ready_s=c.service_ready_s, labels=labels)
+                         service_ready_s=c.service_ready_s, labels=labels, credentials=credentials)
 
 
 def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> Any:

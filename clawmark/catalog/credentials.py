@@ -63,3 +63,19 @@ def credential_gaps(names: list[str], available: Mapping[str, str]) -> dict[str,
         elif value.strip().lower() in _GENERIC or _PLACEHOLDER.search(value.strip()):
             gaps[name] = "placeholder"
     return gaps
+
+
+def executor_credentials(task, available: Mapping[str, str], snapshot: bool = False) -> tuple[dict[str, str], dict[str, str]]:
+    """(what the executor's environment gets, name -> why unusable) for the task's `.privacy`
+    names, as upstream's `resolve_privacy_env`: every credential, or a gap that makes the task
+    unrunnable. In snapshot mode a task with an offline path needs none and gets none (only
+    SNAPSHOT_MODE=1); a task that declares the switch gets it as 0 otherwise."""
+    switch = SNAPSHOT_SWITCH in task.privacy_vars
+    if snapshot and (switch or task.spec.task_snapshot):
+        return ({SNAPSHOT_SWITCH: "1"} if switch else {}), {}
+    names = credential_names(task)
+    gaps = credential_gaps(names, available)
+    values = {name: available[name] for name in names if name not in gaps}
+    if switch:
+        values[SNAPSHOT_SWITCH] = "0"
+    return values, gaps

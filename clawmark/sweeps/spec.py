@@ -142,7 +142,7 @@ def load_spec(path: str | Path) -> SweepSpec:
 
 
 def _closed_loop_paths(closed: dict, base: Path) -> dict:
-    """tasks_dir, web.archive and base-skill folders (not bare names) relative to the sweep file."""
+    """tasks_dir, web.archive, attempt.env_file and base-skill folders (not bare names) relative to the sweep file."""
     def anchored(value) -> str:
         return str(value) if Path(str(value)).is_absolute() else str(base / str(value))
 
@@ -151,6 +151,9 @@ def _closed_loop_paths(closed: dict, base: Path) -> dict:
         closed["tasks_dir"] = anchored(closed["tasks_dir"])
     if isinstance(closed.get("web"), dict) and closed["web"].get("archive"):
         closed["web"] = {**closed["web"], "archive": anchored(closed["web"]["archive"])}
+    attempt = closed.get("attempt")
+    if isinstance(attempt, dict) and attempt.get("env_file"):
+        closed["attempt"] = {**attempt, "env_file": anchored(attempt["env_file"])}
     if isinstance(closed.get("base_skills"), list):
         closed["base_skills"] = [anchored(e) if isinstance(e, str) and ("/" in e or e.startswith(".")) else e
                                  for e in closed["base_skills"]]

@@ -35,6 +35,9 @@ class TaskEnvConfig(BaseModel):
     pre_exec_timeout_s: float = Field(600, gt=0, description="Deadline of one host-side pre_exec script.")
     executor_user: str = Field(EXECUTOR_USER, pattern=r"^\d+:\d+$", description="uid:gid claws act as (created when missing).")
     env: dict[str, str] = Field(default_factory=dict, description="Container environment (never task secrets).")
+    credentials: dict[str, str] = Field(default_factory=dict, repr=False, exclude=True, description="The task's "
+                                        "`.privacy` values: the pre_exec's and the container's environment, as "
+                                        "upstream's `-e KEY=VALUE`; never dumped, never in a label or record.")
     extra_hosts: dict[str, str] = Field(default_factory=lambda: dict(HOST_ALIASES), description="/etc/hosts "
                                         "entries name -> IP or 'host-gateway' (the host, as upstream's --add-host).")
     shm_size_mb: int = Field(SHM_SIZE_MB, gt=0, description="Size of /dev/shm (upstream: 2g).")
