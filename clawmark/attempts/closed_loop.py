@@ -57,6 +57,9 @@ class ClosedLoopAttemptConfig(BaseModel):
     deadline_grace_s: float = Field(30.0, ge=0, description="Host deadline of a turn = its budget + this.")
     web: WebProxyConfig | None = Field(None, description="The web proxy (record/replay, block rules) in front "
                                        "of the task container; None = no proxy (clawmark/webproxy).")
+    executor: Literal["auto", "root", "user"] = Field(
+        "auto", description="Who the executor is, inside a container that keeps its dropped capabilities and "
+        "no-new-privileges: root (upstream's), user (uid 1000), auto = root for upstream-layout tasks.")
     env_file: Path | None = Field(None, description="KEY=VALUE file of the tasks' `.privacy` values (as upstream's "
                                   "configs/privacy.local.env), over the environment; each value reaches the "
                                   "executor's environment only. Not part of the protocol: where keys live is no "
@@ -124,7 +127,7 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
               "network_policy": config.network_policy, "base_skills": skills_identity(config.base_skills),
               "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
               "total_timeout_s": config.total_timeout_s,
-              **web_identity(config.web)}  # absent = no proxy: old keys hold
+              **web_identity(config.web), **_profile_identity(task, config)}  # absent = no proxy: old keys hold
     return {
         "sweep_id": sweep_id,
         "track": Track.CLOSED_LOOP,
@@ -158,3 +161,12 @@ def _saved_config(task: Any, claw: ClawAdapter, models: dict[str, str], seed: in
     return {"task_id": task.task_id, "task_file": str(task.task_file), "claw": claw.settings(),
             "models": models, "seed": seed, "protocol": config.model_dump(mode="json"),
             "task_warnings": list(getattr(task, "warnings", []))}  # what the catalog could not extract
+
+
+def _profile_identity(task: Any, config: ClosedLoopAttemptConfig) -> dict[str, str]:
+    """The executor's runtime profile in the cell key; absent for the unprivileged user, so the
+    keys of cells run before profiles existed (all of them user-least) hold."""
+    from clawmark.taskenv.config import runtime_profile
+
+    profile = runtime_profile(task, config.executor)
+    return {} if profile == "user-least" else {"runtime_profile": profile}

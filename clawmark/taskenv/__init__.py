@@ -31,10 +31,12 @@
    live in `/tmp_workspace/clawbench/logs/services/<name>.log`; `/tmp_workspace` is then
    handed to the executor again (what services seeded becomes its own).
 
-Who the executor is: claws act as uid:gid 1000:1000 (`claw`; created when the image lacks it),
-never root. Services need root (they apt-get install and seed stores); a root executor could
-read their 0700 folder, and upstream's root executor is a defect we do not copy. `/root` is
-0711 so the executor can reach `/root/skills` without listing `/root`.
+Who the executor is (`runtime_profile`, recorded in the row and the cell key): `root-least`
+for upstream-layout tasks, as upstream's runner (its tasks apt-install software), or
+`user-least`, uid:gid 1000:1000 (`claw`; created when the image lacks it), for clawmark's own.
+Either way the container keeps its least-privilege profile: capabilities dropped to what set-up
+needs, no-new-privileges, no engine socket. Services run as root. `/root` is 0711 so a
+non-root executor reaches `/root/skills` without listing `/root`.
 
 Network (`network_policy`, per sweep): `none` - the internal clawmark network, which reaches
 only the model gateway on the host; `registries-only` - the same internal network plus

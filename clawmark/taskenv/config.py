@@ -8,8 +8,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 NetworkPolicy = Literal["none", "registries-only", "full"]
+# Who the executor is. Both keep the container's least-privilege profile (capabilities dropped,
+# no-new-privileges: clawmark.runtime.privileges); `root` is upstream's executor (tasks
+# apt-install Zotero, gh, tesseract...), the default for upstream-layout tasks.
+RuntimeProfile = Literal["root-least", "user-least"]
+ExecutorChoice = Literal["auto", "root", "user"]
 WORKSTATION_RECIPE = "workstation"
 EXECUTOR_USER = "1000:1000"
+ROOT_USER = "0:0"
 # Upstream's `--add-host` aliases: both name the host (103_34's pre_exec serves match-stream.local there).
 HOST_ALIASES = {"host.docker.internal": "host-gateway", "match-stream.local": "host-gateway"}
 SHM_SIZE_MB = 2048  # upstream's --shm-size 2g: Chromium's renderers crash on large pages with Docker's 64 MB
@@ -33,7 +39,8 @@ class TaskEnvConfig(BaseModel):
     service_timeout_s: float = Field(1200, gt=0, description="Deadline of one oneshot service.")
     service_ready_s: float = Field(60, gt=0, description="How long a background service may take to listen on its port.")
     pre_exec_timeout_s: float = Field(600, gt=0, description="Deadline of one host-side pre_exec script.")
-    executor_user: str = Field(EXECUTOR_USER, pattern=r"^\d+:\d+$", description="uid:gid claws act as (created when missing).")
+    executor_user: str | None = Field(None, pattern=r"^\d+:\d+$", description="uid:gid claws act as (created "
+                                      "when missing); None = by the task's layout (`runtime_profile`).")
     env: dict[str, str] = Field(default_factory=dict, description="Container environment (never task secrets).")
     credentials: dict[str, str] = Field(default_factory=dict, repr=False, exclude=True, description="The task's "
                                         "`.privacy` values: the pre_exec's and the container's environment, as "
@@ -45,7 +52,24 @@ class TaskEnvConfig(BaseModel):
     labels: dict[str, str] = Field(default_factory=dict, description="Extra labels (sweep, cell, attempt).")
     max_results_bytes: int = Field(512 * 2**20, gt=0, description="Cap on one copy of /tmp_workspace/results.")
 
+    def for_task(self, task) -> "TaskEnvConfig":
+        """This config with the executor user decided: upstream-layout tasks run as root."""
+        if self.executor_user is not None:
+            return self
+        return self.model_copy(update={"executor_user": executor_user_of(runtime_profile(task))})
+
     @property
     def uid_gid(self) -> tuple[int, int]:
-        uid, gid = self.executor_user.split(":")
+        uid, gid = (self.executor_user or EXECUTOR_USER).split(":")
         return int(uid), int(gid)
+
+
+def runtime_profile(task, choice: ExecutorChoice = "auto") -> RuntimeProfile:
+    """`auto`: root for upstream-layout tasks (as upstream's runner), the unprivileged user for
+    clawmark's own; either way inside the least-privilege container."""
+    root = choice == "root" or (choice == "auto" and task.layout == "uniclaw")
+    return "root-least" if root else "user-least"
+
+
+def executor_user_of(profile: RuntimeProfile) -> str:
+    return ROOT_USER if profile == "root-least" else EXECUTOR_USER

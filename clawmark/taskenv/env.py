@@ -53,7 +53,7 @@ class TaskEnv:
         anything of the package is injected or started (the web proxy installs its CA there, so
         services, pre-turn setup and every turn already trust it). `work_dir`: where the
         attempt's copy of the package goes (default: a temporary folder)."""
-        self.task, self.config, self.on_layout = task, config or TaskEnvConfig(), tuple(on_layout)
+        self.task, self.config, self.on_layout = task, (config or TaskEnvConfig()).for_task(task), tuple(on_layout)
         self.package_task, self.guard = task, PackageGuard(task)  # digests before anything runs
         self.work_dir = Path(work_dir) if work_dir else None
         self.logs_dir = Path(logs_dir) if logs_dir else Path(tempfile.mkdtemp(prefix="clawmark-taskenv-"))

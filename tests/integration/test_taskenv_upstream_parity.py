@@ -1,6 +1,8 @@
 """An upstream-layout task container as upstream's runner builds it (docs/upstream-parity.md):
 `*_snapshot.json` sources of a task without a snapshot path and a skill whose entry file is a
-lowercase `skill.md` are copied in, the host aliases resolve to the host, /dev/shm is 2 GB."""
+lowercase `skill.md` are copied in, the host aliases resolve to the host, /dev/shm is 2 GB, and
+the executor is root inside the least-privilege container, so upstream's `apt-package-manager`
+skill installs a Debian package as upstream's does."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import pytest
 import yaml
 
 from clawmark.catalog.package import load_task
+from clawmark.runtime.privileges import LEAST_CAPS
+from clawmark.settings import TASKS_CATALOG
 from clawmark.taskenv import TaskEnv, TaskEnvConfig
 
 from tests.integration.taskenv_support import EVAL_RULE, as_executor
@@ -17,6 +21,7 @@ from tests.integration.taskenv_support import workstation  # noqa: F401 - fixtur
 
 pytestmark = pytest.mark.docker
 TASK_ID, CATEGORY = "task_101_99_parity_probe", "101_skill_usage"
+CAPABILITY_BITS = {"CHOWN": 0, "DAC_OVERRIDE": 1, "FOWNER": 3, "FSETID": 4, "KILL": 5, "SETGID": 6, "SETUID": 7}
 FILES = {
     "sources/ai_news_zh_snapshot.json": '{"items": []}\n',  # as 101_35: its snapshots are plain inputs
     "sources/notes.txt": "notes\n",
@@ -44,7 +49,8 @@ def make_upstream_package(root: Path, files: dict[str, str], **spec) -> Path:
 def parity_env(workstation, tmp_path_factory):  # noqa: F811
     root = tmp_path_factory.mktemp("upstream")
     task = load_task(make_upstream_package(root, FILES))
-    config = TaskEnvConfig(image=workstation, labels={"clawmark.test": "taskenv-parity"})
+    config = TaskEnvConfig(image=workstation, labels={"clawmark.test": "taskenv-parity"},
+                           base_skills=[TASKS_CATALOG / "base_skills" / "apt-package-manager"])
     env = TaskEnv(task, config, root / "logs")
     with env as sandbox:
         yield env, sandbox
@@ -66,3 +72,20 @@ def test_host_aliases_and_shared_memory_are_upstreams(parity_env, docker_client)
     shm = as_executor(sandbox, "df -k --output=size /dev/shm | tail -1")
     assert int(shm.stdout) == 2 * 2**20
     assert docker_client.containers.get(sandbox.container_id).attrs["HostConfig"]["ShmSize"] == 2 * 2**30
+
+
+def test_the_executor_is_root_with_capabilities_still_dropped(parity_env):
+    _env, sandbox = parity_env
+    status = dict(line.split(":\t", 1) for line in as_executor(sandbox, "cat /proc/self/status").stdout.splitlines()
+                  if ":\t" in line)
+    assert status["Uid"].split()[0] == "0" and status["NoNewPrivs"].strip() == "1"
+    # exactly the least profile's capabilities: no NET_RAW, SYS_ADMIN, MKNOD..., whoever the executor is
+    assert int(status["CapEff"], 16) == sum(1 << CAPABILITY_BITS[name] for name in LEAST_CAPS)
+
+
+def test_the_apt_skill_installs_a_debian_package_as_root(parity_env):
+    _env, sandbox = parity_env
+    installed = sandbox.exec("/root/skills/apt-package-manager/scripts/apt-user-install.sh hello && hello", timeout_s=600)
+    assert installed.exit_code == 0, installed.stderr[-2000:]
+    assert installed.stdout.strip().endswith("Hello, world!")
+    assert as_executor(sandbox, "dpkg-query -W -f='${Status}' hello").stdout == "install ok installed"
