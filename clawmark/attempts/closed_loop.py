@@ -47,7 +47,8 @@ class ClosedLoopAttemptConfig(BaseModel):
     image: str | None = Field(None, description="Task container image; None = the workstation image.")
     network_policy: Literal["none", "registries-only", "full"] = "full"
     snapshot: bool = Field(False, description="Run the task's task_snapshot text with *_snapshot.json sources.")
-    base_skills: list[Path] = Field(default_factory=list, description="Skill folders installed for every task.")
+    base_skills: list[Path] | None = Field(None, description="Skill folders installed for every task; None = "
+                                           "upstream's base skills for upstream-layout tasks, none for clawmark's own.")
     service_timeout_s: float = Field(1200.0, gt=0, description="Deadline of one oneshot service.")
     service_ready_s: float = Field(20.0, gt=0, description="How long a background service may take to listen.")
     turn_timeout_s: float | None = Field(None, gt=0, description="Override of the task's timeout_seconds.")
@@ -117,6 +118,7 @@ def open_closed_loop_attempt(task: Any, claw_name: str, model: str, seed: int, s
 def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
                     config: ClosedLoopAttemptConfig, models: dict[str, str]) -> dict[str, Any]:
     from clawmark.taskenv.headed import task_image_ref
+    from clawmark.taskenv.config import base_skills_for
     from clawmark.taskenv.inject import skills_identity
     from clawmark.webproxy.session import web_identity, web_task_hash
 
@@ -124,7 +126,8 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
     image = {"image": claw_image} if claw_image else {}  # a claw's image layer is part of the claw
     judges = {"roles": {k: v for k, v in models.items() if k != "executor"}, "snapshot": config.snapshot,
               "task_image": task_image_ref(task, config.image) or _workstation_ref(),
-              "network_policy": config.network_policy, "base_skills": skills_identity(config.base_skills),
+              "network_policy": config.network_policy,
+              "base_skills": skills_identity(base_skills_for(task, config.base_skills)),
               "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
               "total_timeout_s": config.total_timeout_s,
               **web_identity(config.web), **_profile_identity(task, config)}  # absent = no proxy: old keys hold

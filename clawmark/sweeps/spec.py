@@ -13,10 +13,10 @@ from clawmark.attempts.credentials import CREDENTIAL_ERROR
 from clawmark.attempts.patch import PatchAttemptConfig
 from clawmark.catalog.errors import CatalogError, from_validation
 from clawmark.settings import TASKS_CATALOG
+from clawmark.taskenv.config import BASE_SKILLS_DIR
 from clawmark.webproxy.config import IRREVERSIBLE_RULES, BlockRule, WebProxyConfig
 
 
-BASE_SKILLS_DIR = TASKS_CATALOG / "base_skills"
 SweepWebMode = Literal["off", "live", "record", "replay", "replay-or-live"]
 
 
@@ -78,7 +78,7 @@ class ClosedLoopPart(BaseModel, extra="forbid", hide_input_in_errors=True):
             update["web"] = web
         if self.base_skills:
             folders = [_skill_folder(entry) for entry in self.base_skills]
-            if self.attempt.base_skills not in ([], folders):
+            if self.attempt.base_skills not in (None, [], folders):
                 raise ValueError("give base skills once: closed_loop.base_skills or closed_loop.attempt.base_skills")
             update["base_skills"] = folders
         if update:

@@ -7,7 +7,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from clawmark.settings import TASKS_CATALOG
+
 NetworkPolicy = Literal["none", "registries-only", "full"]
+BASE_SKILLS_DIR = TASKS_CATALOG / "base_skills"
+# Upstream's configs/base_skills.json, in every upstream-layout task's container (ours, same names and contracts).
+UPSTREAM_BASE_SKILLS = ("apt-package-manager", "agent-browser-control", "web-search", "duckduckgo-search",
+                        "desktop-control")
 # Who the executor is. Both keep the container's least-privilege profile (capabilities dropped,
 # no-new-privileges: clawmark.runtime.privileges); `root` is upstream's executor (tasks
 # apt-install Zotero, gh, tesseract...), the default for upstream-layout tasks.
@@ -35,7 +41,8 @@ class TaskEnvConfig(BaseModel):
         None, gt=0, description="The container exits by itself after this long; None = the task's "
         "max_total_seconds + service_timeout_s per service + 1800.")
     snapshot: bool = Field(False, description="Snapshot mode: ship *_snapshot.json sources (task_snapshot prompt).")
-    base_skills: list[Path] = Field(default_factory=list, description="Skill folders (each with SKILL.md) installed for every task.")
+    base_skills: list[Path] | None = Field(None, description="Skill folders installed for every task; None = "
+                                           "upstream's base skills for upstream-layout tasks, none for clawmark's own.")
     service_timeout_s: float = Field(1200, gt=0, description="Deadline of one oneshot service.")
     service_ready_s: float = Field(60, gt=0, description="How long a background service may take to listen on its port.")
     pre_exec_timeout_s: float = Field(600, gt=0, description="Deadline of one host-side pre_exec script.")
@@ -53,10 +60,13 @@ class TaskEnvConfig(BaseModel):
     max_results_bytes: int = Field(512 * 2**20, gt=0, description="Cap on one copy of /tmp_workspace/results.")
 
     def for_task(self, task) -> "TaskEnvConfig":
-        """This config with the executor user decided: upstream-layout tasks run as root."""
-        if self.executor_user is not None:
-            return self
-        return self.model_copy(update={"executor_user": executor_user_of(runtime_profile(task))})
+        """This config with the executor user and the base skills decided by the task's layout."""
+        update = {}
+        if self.executor_user is None:
+            update["executor_user"] = executor_user_of(runtime_profile(task))
+        if self.base_skills is None:
+            update["base_skills"] = base_skills_for(task, None)
+        return self.model_copy(update=update) if update else self
 
     @property
     def uid_gid(self) -> tuple[int, int]:
@@ -73,3 +83,11 @@ def runtime_profile(task, choice: ExecutorChoice = "auto") -> RuntimeProfile:
 
 def executor_user_of(profile: RuntimeProfile) -> str:
     return ROOT_USER if profile == "root-least" else EXECUTOR_USER
+
+
+def base_skills_for(task, chosen: list[Path] | None) -> list[Path]:
+    """The chosen base skills, or by default upstream's for an upstream-layout task and none for
+    clawmark's own tasks."""
+    if chosen is not None:
+        return list(chosen)
+    return [BASE_SKILLS_DIR / name for name in UPSTREAM_BASE_SKILLS] if task.layout == "uniclaw" else []

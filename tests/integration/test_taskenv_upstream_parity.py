@@ -6,6 +6,7 @@ skill installs a Debian package as upstream's does."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,8 @@ import yaml
 
 from clawmark.catalog.package import load_task
 from clawmark.runtime.privileges import LEAST_CAPS
-from clawmark.settings import TASKS_CATALOG
 from clawmark.taskenv import TaskEnv, TaskEnvConfig
+from clawmark.taskenv.config import UPSTREAM_BASE_SKILLS
 
 from tests.integration.taskenv_support import EVAL_RULE, as_executor
 from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
@@ -22,9 +23,16 @@ from tests.integration.taskenv_support import workstation  # noqa: F401 - fixtur
 pytestmark = pytest.mark.docker
 TASK_ID, CATEGORY = "task_101_99_parity_probe", "101_skill_usage"
 CAPABILITY_BITS = {"CHOWN": 0, "DAC_OVERRIDE": 1, "FOWNER": 3, "FSETID": 4, "KILL": 5, "SETGID": 6, "SETUID": 7}
+DDG_PAGE = """<html><body><div class="result results_links">
+<h2><a class="result__a" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fwiki.test%2FEthanol&amp;rut=x">Ethanol - Wiki</a></h2>
+<a class="result__snippet" href="#">Ethanol boils at <b>78.37</b> °C. It is a volatile liquid.</a></div>
+<div class="result"><h2><a class="result__a" href="https://chem.test/table">Boiling points</a></h2>
+<a class="result__snippet">A table of boiling points.</a></div></body></html>
+"""
 FILES = {
     "sources/ai_news_zh_snapshot.json": '{"items": []}\n',  # as 101_35: its snapshots are plain inputs
     "sources/notes.txt": "notes\n",
+    "sources/ddg.html": DDG_PAGE,
     "skills/clawsec/skill.md": "# clawsec\nlowercase entry file, as upstream's 101_25\n",
     "skills/clawsec/_meta.json": "{}\n",
     "references/eval_rule.md": EVAL_RULE.format(task_id=TASK_ID, secret_line="hidden"),
@@ -49,8 +57,7 @@ def make_upstream_package(root: Path, files: dict[str, str], **spec) -> Path:
 def parity_env(workstation, tmp_path_factory):  # noqa: F811
     root = tmp_path_factory.mktemp("upstream")
     task = load_task(make_upstream_package(root, FILES))
-    config = TaskEnvConfig(image=workstation, labels={"clawmark.test": "taskenv-parity"},
-                           base_skills=[TASKS_CATALOG / "base_skills" / "apt-package-manager"])
+    config = TaskEnvConfig(image=workstation, labels={"clawmark.test": "taskenv-parity"})  # defaults: upstream's
     env = TaskEnv(task, config, root / "logs")
     with env as sandbox:
         yield env, sandbox
@@ -59,7 +66,7 @@ def parity_env(workstation, tmp_path_factory):  # noqa: F811
 def test_snapshot_sources_and_a_lowercase_skill_are_copied_in(parity_env):
     _env, sandbox = parity_env
     listed = as_executor(sandbox, "ls /tmp_workspace/clawbench/sources; ls /root/skills/clawsec")
-    assert listed.stdout.split() == ["ai_news_zh_snapshot.json", "notes.txt", "_meta.json", "skill.md"]
+    assert listed.stdout.split() == ["ai_news_zh_snapshot.json", "ddg.html", "notes.txt", "_meta.json", "skill.md"]
     assert sandbox.read_file("/root/skills/clawsec/skill.md").decode() == FILES["skills/clawsec/skill.md"]
 
 
@@ -89,3 +96,30 @@ def test_the_apt_skill_installs_a_debian_package_as_root(parity_env):
     assert installed.exit_code == 0, installed.stderr[-2000:]
     assert installed.stdout.strip().endswith("Hello, world!")
     assert as_executor(sandbox, "dpkg-query -W -f='${Status}' hello").stdout == "install ok installed"
+
+
+def test_upstreams_base_skills_are_installed_by_default(parity_env):
+    _env, sandbox = parity_env
+    skills = as_executor(sandbox, "ls /root/skills").stdout.split()
+    assert skills == sorted([*UPSTREAM_BASE_SKILLS, "clawsec"])
+    assert all(as_executor(sandbox, f"test -s /root/skills/{name}/SKILL.md").exit_code == 0 for name in UPSTREAM_BASE_SKILLS)
+    # `agent-browser` is on PATH as upstream's; this image has no browser, and it says so
+    browse = as_executor(sandbox, "command -v agent-browser && agent-browser open http://127.0.0.1:9/")
+    assert browse.stdout.strip() == "/usr/local/bin/agent-browser" and browse.exit_code == 1
+    assert "none is installed" in browse.stderr
+
+
+def test_duckduckgo_search_reads_results_as_upstreams_skill_does(parity_env):
+    _env, sandbox = parity_env
+    serve = ("cd /tmp_workspace/clawbench/sources && (setsid python3 -m http.server 8097 --bind 127.0.0.1 "
+             ">/dev/null 2>&1 &) && sleep 1")
+    sandbox.exec(serve, timeout_s=30)
+    search = ("DDG_HTML_URL=http://127.0.0.1:8097/ddg.html python3 "
+              "/root/skills/duckduckgo-search/scripts/duckduckgo_search.py 'ethanol boiling point' -n 1 --summarize --json")
+    found = as_executor(sandbox, search)
+    assert found.exit_code == 0, found.stderr
+    assert json.loads(found.stdout) == {
+        "query": "ethanol boiling point", "mode": "html",
+        "results": [{"title": "Ethanol - Wiki", "url": "https://wiki.test/Ethanol",
+                     "snippet": "Ethanol boils at 78.37 °C. It is a volatile liquid."}],
+        "summary": ["Ethanol boils at 78.37 °C."]}
