@@ -24,6 +24,7 @@ EXECUTOR_USER = "1000:1000"
 ROOT_USER = "0:0"
 # Upstream's `--add-host` aliases: both name the host (103_34's pre_exec serves match-stream.local there).
 HOST_ALIASES = {"host.docker.internal": "host-gateway", "match-stream.local": "host-gateway"}
+BROWSER_HEADED = "AGENT_BROWSER_HEADED"
 SHM_SIZE_MB = 2048  # upstream's --shm-size 2g: Chromium's renderers crash on large pages with Docker's 64 MB
 
 
@@ -66,7 +67,11 @@ class TaskEnvConfig(BaseModel):
             update["executor_user"] = executor_user_of(runtime_profile(task))
         if self.base_skills is None:
             update["base_skills"] = base_skills_for(task, None)
-        return self.model_copy(update=update) if update else self
+        if BROWSER_HEADED not in self.env:  # where agent-browser opens its browser, as upstream's runner says
+            from clawmark.taskenv.desktop import wants_desktop
+
+            update["env"] = {**self.env, BROWSER_HEADED: "1" if wants_desktop(task) else "0"}
+        return self.model_copy(update=update)
 
     @property
     def uid_gid(self) -> tuple[int, int]:
