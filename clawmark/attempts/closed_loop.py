@@ -47,7 +47,8 @@ class ClosedLoopAttemptConfig(BaseModel):
     image: str | None = Field(None, description="Task container image; None = the workstation image.")
     network_policy: Literal["none", "registries-only", "full"] = "full"
     snapshot: bool = Field(False, description="Run the task's task_snapshot text with *_snapshot.json sources.")
-    base_skills: list[Path] = Field(default_factory=list, description="Skill folders installed for every task.")
+    base_skills: list[Path] | None = Field(None, description="Skill folders installed for every task; None = "
+                                           "upstream's base skills for upstream-layout tasks, none for clawmark's own.")
     service_timeout_s: float = Field(1200.0, gt=0, description="Deadline of one oneshot service.")
     service_ready_s: float = Field(20.0, gt=0, description="How long a background service may take to listen.")
     turn_timeout_s: float | None = Field(None, gt=0, description="Override of the task's timeout_seconds.")
@@ -60,6 +61,13 @@ class ClosedLoopAttemptConfig(BaseModel):
                                    "runner does (clawmark/claws/preamble.py); false = the bare task text.")
     web: WebProxyConfig | None = Field(None, description="The web proxy (record/replay, block rules) in front "
                                        "of the task container; None = no proxy (clawmark/webproxy).")
+    executor: Literal["auto", "root", "user"] = Field(
+        "auto", description="Who the executor is, inside a container that keeps its dropped capabilities and "
+        "no-new-privileges: root (upstream's), user (uid 1000), auto = root for upstream-layout tasks.")
+    env_file: Path | None = Field(None, description="KEY=VALUE file of the tasks' `.privacy` values (as upstream's "
+                                  "configs/privacy.local.env), over the environment; each value reaches the "
+                                  "executor's environment only. Not part of the protocol: where keys live is no "
+                                  "measured condition.")
 
 
 def role_models(task: Any, model: str, config: ClosedLoopAttemptConfig) -> dict[str, str]:
@@ -114,6 +122,7 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
                     config: ClosedLoopAttemptConfig, models: dict[str, str]) -> dict[str, Any]:
     from clawmark.attempts.closed_loop_prompt import preamble_digest
     from clawmark.taskenv.headed import task_image_ref
+    from clawmark.taskenv.config import base_skills_for
     from clawmark.taskenv.inject import skills_identity
     from clawmark.webproxy.session import web_identity, web_task_hash
 
@@ -121,10 +130,11 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
     image = {"image": claw_image} if claw_image else {}  # a claw's image layer is part of the claw
     judges = {"roles": {k: v for k, v in models.items() if k != "executor"}, "snapshot": config.snapshot,
               "task_image": task_image_ref(task, config.image) or _workstation_ref(),
-              "network_policy": config.network_policy, "base_skills": skills_identity(config.base_skills),
+              "network_policy": config.network_policy,
+              "base_skills": skills_identity(base_skills_for(task, config.base_skills)),
               "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
               "total_timeout_s": config.total_timeout_s, "preamble": preamble_digest(task, claw, config),
-              **web_identity(config.web)}  # absent = no proxy: old keys hold
+              **web_identity(config.web), **_profile_identity(task, config)}  # absent = no proxy: old keys hold
     return {
         "sweep_id": sweep_id,
         "track": Track.CLOSED_LOOP,
@@ -158,3 +168,12 @@ def _saved_config(task: Any, claw: ClawAdapter, models: dict[str, str], seed: in
     return {"task_id": task.task_id, "task_file": str(task.task_file), "claw": claw.settings(),
             "models": models, "seed": seed, "protocol": config.model_dump(mode="json"),
             "task_warnings": list(getattr(task, "warnings", []))}  # what the catalog could not extract
+
+
+def _profile_identity(task: Any, config: ClosedLoopAttemptConfig) -> dict[str, str]:
+    """The executor's runtime profile in the cell key; absent for the unprivileged user, so the
+    keys of cells run before profiles existed (all of them user-least) hold."""
+    from clawmark.taskenv.config import runtime_profile
+
+    profile = runtime_profile(task, config.executor)
+    return {} if profile == "user-least" else {"runtime_profile": profile}

@@ -16,11 +16,13 @@ DESKTOP_SCREEN = (1440, 900)  # images/desktop: Xvfb's screen (clawmark.taskenv.
 
 
 def runtime_facts(task: Any, config: Any) -> RuntimeFacts:
+    from clawmark.taskenv.config import base_skills_for
     from clawmark.taskenv.desktop import CDP_PORT, wants_desktop
     from clawmark.taskenv.layout import RESULTS_DIR, SKILLS_DIR, SOURCES_DIR, WORKSPACE
 
     headed = wants_desktop(task)
-    skills = sorted({folder.name for folder in config.base_skills} | set(task.skill_dirs))
+    base = base_skills_for(task, config.base_skills)  # None: upstream's for upstream-layout tasks
+    skills = sorted({folder.name for folder in base} | set(task.skill_dirs))
     return RuntimeFacts(workspace=WORKSPACE, sources_dir=SOURCES_DIR, results_root=RESULTS_DIR, skills_dir=SKILLS_DIR,
                         skills=skills, screen=DESKTOP_SCREEN if headed else None,
                         browser_url=f"http://127.0.0.1:{CDP_PORT}" if headed else None)

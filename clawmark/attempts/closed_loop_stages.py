@@ -237,14 +237,18 @@ def _context(s: ClosedLoopAttempt) -> ClawContext:
 
 
 def env_config(s: ClosedLoopAttempt) -> Any:
-    from clawmark.taskenv.config import TaskEnvConfig
+    from clawmark.catalog.credentials import executor_credentials, user_credentials
+    from clawmark.taskenv.config import TaskEnvConfig, executor_user_of, runtime_profile
     from clawmark.taskenv.headed import task_image
 
     c = s.config
     labels = {"clawmark.attempt": s.attempt_id, "clawmark.claw": s.claw.name}
+    # a task with gaps was refused before provisioning (clawmark/sweeps/preflight.py)
+    credentials, _gaps = executor_credentials(s.task, user_credentials(c.env_file), c.snapshot)
     return TaskEnvConfig(image=task_image(s.task, c.image), network_policy=c.network_policy, snapshot=c.snapshot,
                          base_skills=c.base_skills, service_timeout_s=c.service_timeout_s,
-                         service_ready_s=c.service_ready_s, labels=labels)
+                         service_ready_s=c.service_ready_s, labels=labels, credentials=credentials,
+                         executor_user=executor_user_of(runtime_profile(s.task, c.executor)))
 
 
 def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> Any:
@@ -287,6 +291,7 @@ def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
     from clawmark.attempts.usage_check import row_cross_check
     from clawmark.gateway.cassettes import is_scripted
     from clawmark.gateway.ledger import summarize_ledger
+    from clawmark.taskenv.config import runtime_profile
     from clawmark.webproxy.session import row_web_counts
 
     layout, config = s.layout, s.config
@@ -299,5 +304,6 @@ def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
         wall=s.clock.times(), started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash,
         scripted_model=is_scripted(s.model), artifacts_dir=str(layout.dir), network_policy=config.network_policy,
         snapshot_mode=config.snapshot, **row_web_counts(layout.artifacts / "web"), **cross_check,
+        runtime_profile=runtime_profile(s.task, config.executor),
         supervisor_model=s.models["supervisor"],
     )

@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from clawmark.catalog.errors import CatalogError
+from clawmark.catalog.task import SNAPSHOT_SWITCH  # not a credential: it selects the snapshot path
 
-# Not a credential: the switch that selects a task's offline snapshot path.
-SNAPSHOT_SWITCH = "SNAPSHOT_MODE"
 _PLACEHOLDER = re.compile(r"(?i)replace.?me|change.?me|\btodo\b|your_|\.\.\.|^<.*>$")
 _GENERIC = {"password", "token", "secret", "api_key", "apikey", "xxx", "changeme", "you@outlook.com"}
 _LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
@@ -64,3 +63,19 @@ def credential_gaps(names: list[str], available: Mapping[str, str]) -> dict[str,
         elif value.strip().lower() in _GENERIC or _PLACEHOLDER.search(value.strip()):
             gaps[name] = "placeholder"
     return gaps
+
+
+def executor_credentials(task, available: Mapping[str, str], snapshot: bool = False) -> tuple[dict[str, str], dict[str, str]]:
+    """(what the executor's environment gets, name -> why unusable) for the task's `.privacy`
+    names, as upstream's `resolve_privacy_env`: every credential, or a gap that makes the task
+    unrunnable. In snapshot mode a task with an offline path needs none and gets none (only
+    SNAPSHOT_MODE=1); a task that declares the switch gets it as 0 otherwise."""
+    switch = SNAPSHOT_SWITCH in task.privacy_vars
+    if snapshot and (switch or task.spec.task_snapshot):
+        return ({SNAPSHOT_SWITCH: "1"} if switch else {}), {}
+    names = credential_names(task)
+    gaps = credential_gaps(names, available)
+    values = {name: available[name] for name in names if name not in gaps}
+    if switch:
+        values[SNAPSHOT_SWITCH] = "0"
+    return values, gaps

@@ -128,16 +128,16 @@ def _sources(spec: TaskSpec, package: Path, file: Path) -> Path | None:
 
 
 def _skills(spec: TaskSpec, package: Path, file: Path, warnings: list[str]) -> dict[str, Path]:
-    """Skill folders of the package; a declared skill it lacks may be a base skill: warn, go on."""
+    """Skill folders of the package, whatever their entry file (upstream copies the folder whole:
+    `clawsec` has only a lowercase `skill.md`); a declared skill it lacks may be a base skill: warn."""
     skills: dict[str, Path] = {}
     for index, declared in enumerate(spec.skills):
         field = f"skills[{index}]"
         folder = resolve_inside(package, declared.removeprefix("skills/").rstrip("/"), file, field, package / "skills")
         if folder.parent != package / "skills":
             raise CatalogError(file, field, f"a skill name, one folder under skills/ (got {declared!r})")
-        if not (folder / "SKILL.md").is_file():
-            what = "has no SKILL.md" if folder.is_dir() else "is not in the package"
-            warnings.append(f"{file}: {field}: skill {folder.name!r} {what} (a base skill of the runtime?)")
+        if not folder.is_dir():
+            warnings.append(f"{file}: {field}: skill {folder.name!r} is not in the package (a base skill of the runtime?)")
             continue
         skills[folder.name] = folder
     return skills

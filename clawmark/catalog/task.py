@@ -20,6 +20,7 @@ CAPABILITIES = {1: "skill_usage", 2: "exploration", 3: "long_context", 4: "multi
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 EVAL_RULE = "references/eval_rule.md"
 SNAPSHOT_SUFFIX = "_snapshot.json"
+SNAPSHOT_SWITCH = "SNAPSHOT_MODE"  # the .privacy name that selects a task's offline snapshot path
 
 # "setup": the release's 000_template / 001_smoketest tasks, which measure no capability.
 Capability = Literal["skill_usage", "exploration", "long_context", "multimodal", "cross_platform", "setup"]
@@ -192,11 +193,15 @@ class ClosedLoopTask(BaseModel):
         return self.spec.task_snapshot if snapshot and self.spec.task_snapshot else self.spec.task
 
     def source_files(self, snapshot: bool = False) -> list[Path]:
-        """Files of sources/ to copy in; `*_snapshot.json` only in snapshot mode."""
+        """Files of sources/ to copy in, as upstream's runner copies them: every one, except
+        `*_snapshot.json` when the task has an offline snapshot path (the SNAPSHOT_MODE switch in
+        `.privacy`, or task_snapshot text) and snapshot mode is off. Elsewhere (101_35) a
+        `*_snapshot.json` is simply the task's input."""
         if self.sources_dir is None:
             return []
         files = sorted(p for p in self.sources_dir.rglob("*") if p.is_file())
-        return [p for p in files if snapshot or not p.name.endswith(SNAPSHOT_SUFFIX)]
+        live = not snapshot and (SNAPSHOT_SWITCH in self.privacy_vars or bool(self.spec.task_snapshot))
+        return [p for p in files if not (live and p.name.endswith(SNAPSHOT_SUFFIX))]
 
     def hidden_paths(self) -> list[Path]:
         """Everything the executor must never see: references/, each reference, pre_exec, .privacy."""

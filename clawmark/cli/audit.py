@@ -1,6 +1,7 @@
 """`clawmark audit SWEEP_ID`: scan a finished sweep for leaked secrets and hidden material.
 
-Looks for the values of the provider keys and `.privacy` variables in this environment in every
+Looks for the values of the provider keys and `.privacy` variables in this environment (and
+`--env-file`) in every
 artifact, log and row of the sweep (in a store folder or, read through its filesystem, a store
 URL such as s3://…), as they are and base64-, percent-, JSON- or hex-encoded (values of 8
 characters or more), and for each task's hidden material (rubric lines, reference
@@ -11,7 +12,6 @@ without the task): an audit that could not look is never "clean"."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import typer
@@ -25,6 +25,8 @@ def audit(
                                           "pinned one; required when none is pinned)."),
     instances: Path | None = typer.Option(None, "--instances", help="SWE instances file (default: the bundled one)."),
     also: list[Path] = typer.Option([], "--also", help="More logs to scan for secrets (files or folders)."),
+    env_file: Path | None = typer.Option(None, "--env-file", exists=True, dir_okay=False, help="The KEY=VALUE file "
+                                         "the sweep's `.privacy` values came from: they are looked for too."),
 ) -> None:
     """Scan one sweep; exit 1 when anything leaked."""
     from clawmark.audit import AuditIncomplete, audit_sweep
@@ -36,8 +38,16 @@ def audit(
     if not has_sweep(store, sweep_id):
         typer.echo(f"error: {store.location}: sweep {sweep_id}: a sweep with rows or artifacts in this store", err=True)
         raise typer.Exit(2)
+    from clawmark.catalog.credentials import user_credentials
+    from clawmark.catalog.errors import CatalogError
+
     try:
-        report = audit_sweep(store, sweep_id, os.environ, tasks_dir=tasks_dir, instances=instances, extra_paths=also)
+        environ = user_credentials(env_file)
+    except CatalogError as exc:
+        typer.echo(f"error: --env-file: {exc}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        report = audit_sweep(store, sweep_id, environ, tasks_dir=tasks_dir, instances=instances, extra_paths=also)
     except AuditIncomplete as exc:
         typer.echo(f"error: audit {sweep_id} cannot check for hidden material: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -27,10 +27,10 @@ ROW_FIELDS = ("task_id", "claw", "model", "seed", "status", "resolved", "resolut
 CLOSED_LOOP_FIELDS = ("task_id", "claw", "model", "seed", "status", "passed", "score", "threshold", "turns",
                       "followups_used", "best_turn", "turn_scores", "checks_passed", "checks_total",
                       "leak_flags", "failure_reason", "error_kind", "error_message", "network_policy",
-                      "snapshot_mode", "web_hits", "web_misses", "cell_key", "attempt_id", "artifacts_dir")
+                      "snapshot_mode", "runtime_profile", "web_hits", "web_misses", "cell_key", "attempt_id", "artifacts_dir")
 OPTION_OF = {"network_policy": "--network", "supervisor_model": "--supervisor-model",
              "simulator_model": "--simulator-model", "image": "--image", "snapshot": "--snapshot",
-             "web": "--web"}
+             "web": "--web", "env_file": "--env-file", "executor": "--executor"}
 SWEEP_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -59,6 +59,12 @@ def run(
                                    "replay-or-live (clawmark/webproxy; default: no proxy)."),
     web_rules: Path | None = typer.Option(None, "--web-rules", help="Closed loop: YAML of block rules "
                                           "(`block: [{id, methods, url}]`) added to the task's own."),
+    executor: str = typer.Option("auto", "--executor", help="Closed loop: who the executor is in its container "
+                                 "(capabilities dropped, no-new-privileges either way): root, user (uid 1000), or "
+                                 "auto = root for upstream-layout tasks, as upstream's runner."),
+    env_file: Path | None = typer.Option(None, "--env-file", exists=True, dir_okay=False, help="Closed loop: "
+                                         "KEY=VALUE file of the task's `.privacy` values (over the environment); "
+                                         "they reach the executor's environment only."),
 ) -> None:
     """Run one attempt of a task with a claw and a model, and print its result row."""
     from clawmark.claws import claw_names
@@ -79,7 +85,8 @@ def run(
             task = instance
     if task is not None:
         closed = {"supervisor_model": supervisor_model, "simulator_model": simulator_model,
-                  "network_policy": network, "snapshot": snapshot, "image": image}
+                  "network_policy": network, "snapshot": snapshot, "image": image, "env_file": env_file,
+                  "executor": executor}
         if web is not None or web_rules is not None:
             closed["web"] = {"mode": web or "live", "block": _web_rules(web_rules)}
         row = _run_closed_loop(task, claw, model, seed, store, sweep_id, budgets, closed)
@@ -142,10 +149,9 @@ def _run_closed_loop(task: Any, claw: str, model: str, seed: int, store: Any, sw
                                                run_closed_loop_attempt)
     from clawmark.attempts.closed_loop_stages import CLOSED_LOOP_STAGES
     from clawmark.attempts.stages import run_stages
-    from clawmark.catalog.content import missing_content
-    from clawmark.catalog.errors import from_validation
+    from clawmark.catalog.errors import CatalogError, from_validation
     from clawmark.sweeps.gateway import sweep_gateway
-    from clawmark.sweeps.preflight import refuse_unrunnable
+    from clawmark.sweeps.preflight import refuse_unrunnable, unrunnable_reason
 
     try:
         config = ClosedLoopAttemptConfig(budgets=budgets, **closed)
@@ -153,7 +159,11 @@ def _run_closed_loop(task: Any, claw: str, model: str, seed: int, store: Any, sw
         field = str(exc.errors()[0]["loc"][0])
         expected = str(from_validation(Path("run"), exc)).split(": ", 2)[-1]  # "run: FIELD: expected ..."
         _fail(f"{OPTION_OF.get(field, field)}: {expected}")
-    if missing_content(task):  # refused before provisioning: no engine, no gateway, only its row
+    try:
+        refused = unrunnable_reason(task, config)
+    except CatalogError as exc:  # an unreadable --env-file
+        _fail(f"--env-file: {exc}")
+    if refused:  # missing content or credentials: refused before provisioning, no engine, no gateway, only its row
         attempt = open_closed_loop_attempt(task, claw, model, seed, store, sweep_id, None, config=config)
         refuse_unrunnable(attempt)
         return run_stages(attempt, CLOSED_LOOP_STAGES)

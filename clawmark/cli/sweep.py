@@ -52,6 +52,7 @@ def sweep_run(
     plan = _plan(spec, store, force, retry_errors)
     again = again or _again_command(spec_file, store, fork)
     out = console()
+    _say_unrunnable(spec, plan, out)
     if not plan.pending:  # nothing to run: answer from the store, without starting Prefect at all
         out.print(summary_table(_summary(spec.sweep_id, store, plan), store.location))
         _print_left(spec, store, plan, retry_errors, again, spec_file)
@@ -149,6 +150,24 @@ def _plan(spec, store, force: bool, retry_errors: int):
     except (ConfigMismatch, MissingProviderKey, ValueError, LookupError) as exc:  # no key or price, unknown claw or task, changed protocol
         typer.echo(f"sweep {spec.sweep_id}: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+def _say_unrunnable(spec, plan, out) -> None:
+    """Before any cell starts: the tasks whose cells will be refused (missing content, credentials
+    missing or placeholders); their rows are `task_unrunnable`, counted by no denominator."""
+    from clawmark.catalog.errors import CatalogError
+    from clawmark.sweeps.preflight import unrunnable_tasks
+
+    if spec.closed_loop is None or not plan.tasks:
+        return
+    try:
+        refused = unrunnable_tasks(plan.tasks.values(), spec.closed_loop.attempt)
+    except CatalogError as exc:  # an unreadable env_file
+        typer.echo(f"sweep {spec.sweep_id}: closed_loop.attempt.env_file: {exc}", err=True)
+        raise typer.Exit(2) from None
+    for task_id, why in sorted(refused.items()):
+        out.print(f"not runnable (refused before provisioning): {task_id}: {why}",
+                  highlight=False, markup=False, soft_wrap=True)
 
 
 def _judge_models(spec) -> list[str]:

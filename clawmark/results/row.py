@@ -118,6 +118,9 @@ class AttemptRow(BaseModel):
     artifacts_dir: str | None = None
     network_policy: str | None = Field(None, description="Network the claw (and evaluator) had: none, gateway, registries-only, full, default.")
     snapshot_mode: bool | None = Field(None, description="Closed-loop: task_snapshot used instead of live task text.")
+    runtime_profile: str | None = Field(None, description="Closed-loop: who the executor was in its container: "
+                                        "root-least (root, capabilities dropped, no-new-privileges: upstream's "
+                                        "root for upstream-layout tasks) or user-least (uid 1000); null on old rows.")
     price_fallback: bool | None = Field(None, description="True when a sweep fallback price priced an unpriced model.")
     claw_reported_input_tokens: NonNegativeInt | None = Field(None, description="The claw's own usage report (cross-check).")
     claw_reported_output_tokens: NonNegativeInt | None = None

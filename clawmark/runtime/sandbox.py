@@ -19,6 +19,7 @@ from clawmark.runtime.execution import ExecResult, run_exec
 from clawmark.runtime.network import GATEWAY_HOSTNAME, network_for
 from clawmark.runtime.privileges import Privileges, host_config, refuse_engine_socket
 
+HOST_GATEWAY = "host-gateway"  # as in `docker run --add-host NAME:host-gateway`, on clawmark's networks
 DEATH_SETTLE_S = 3.0  # how long a SIGKILLed command waits for the engine to record a container's stop
 
 __all__ = ["ExecResult", "Privileges", "Sandbox", "SandboxConfig"]
@@ -40,7 +41,9 @@ class SandboxConfig(BaseModel):
     labels: dict[str, str] = Field(default_factory=dict, description="Extra labels, e.g. clawmark.sweep/cell/attempt.")
     lifetime_seconds: int = Field(3600, gt=0, description="The container exits by itself after this long.")
     volumes: dict = Field(default_factory=dict, description="docker SDK volumes mapping (host path -> {bind, mode}).")
-    extra_hosts: dict[str, str] = Field(default_factory=dict, description="/etc/hosts entries name -> IP.")
+    extra_hosts: dict[str, str] = Field(default_factory=dict, description="/etc/hosts entries name -> IP, or "
+                                        f"{HOST_GATEWAY!r}: the host address the gateway host name maps to.")
+    shm_size_mb: int | None = Field(None, gt=0, description="Size of /dev/shm; None = Docker's 64 MB.")
     privileges: Privileges = Field(
         "least", description="least: capabilities dropped to root's file and user handling, no-new-privileges; "
         "swebench-harness: Docker's defaults, as swebench's harness runs evaluations (see docs/security.md).")
@@ -269,11 +272,14 @@ ISOLATED_DNS_OPTIONS = ["timeout:1", "attempts:1"]
 def _run_kwargs(config: SandboxConfig, client) -> dict:
     labels = owner.container_labels(config.labels)  # sweep, cell and attempt of the open scope, then owner
     hosts = dict(config.extra_hosts)
-    kwargs: dict = {}
+    kwargs: dict = {"shm_size": f"{config.shm_size_mb}m"} if config.shm_size_mb else {}
     if config.network in ("gateway", "bridge"):
         network_name, host_ip = network_for(config.network, client)
         kwargs["network"] = network_name
         hosts.setdefault(GATEWAY_HOSTNAME, host_ip)
+        hosts = {name: host_ip if ip == HOST_GATEWAY else ip for name, ip in hosts.items()}
+    else:
+        hosts = {name: ip for name, ip in hosts.items() if ip != HOST_GATEWAY}  # no network: no host to reach
     if config.network == "gateway":
         kwargs["dns_opt"] = ISOLATED_DNS_OPTIONS
     else:

@@ -1,4 +1,6 @@
-"""Disk preflight before each cell: Docker disk exhaustion is what users of the anchors hit most.
+"""Preflights: free disk before each cell, and tasks that must not be provisioned at all.
+
+Disk: Docker disk exhaustion is what users of the anchors hit most.
 
 Before a cell starts, the free space of the engine's data root (when the engine is on this host)
 and of the artifact folders must be at least a floor. Below it, the least recently used instance
@@ -89,25 +91,57 @@ def _existing(path: Path) -> Path:
     return path
 
 
+def task_credentials(task, config) -> tuple[dict[str, str], dict[str, str]]:
+    """(values for the executor's environment, name -> "missing" / "empty" / "placeholder") of a
+    task's `.privacy` names under an attempt config (its env_file over this process's environment)."""
+    from clawmark.catalog.credentials import executor_credentials, user_credentials
+
+    return executor_credentials(task, user_credentials(config.env_file), config.snapshot)
+
+
+def unrunnable_reason(task, config) -> tuple[str, str] | None:
+    """(stop reason, message) of a task that must not be provisioned, or None: content missing
+    (Git LFS pointers, an empty rubric, a declared source that is absent) or a credential it
+    declares missing or a placeholder (upstream refuses to load such a task)."""
+    from clawmark.catalog.content import missing_content
+
+    if problems := missing_content(task):
+        shown = "; ".join(f"{p.path}: {p.problem}" for p in problems[:5])
+        more = f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""
+        return "missing_content", (f"{len(problems)} file(s) of missing content: {shown}{more}; "
+                                   f"fix: {problems[0].fix}")
+    _values, gaps = task_credentials(task, config)
+    if gaps:
+        where = f"{config.env_file} or the environment" if config.env_file else "the environment (or an env file)"
+        return "missing_credentials", ("credentials its .privacy declares are unusable: "
+                                       + ", ".join(f"{name} ({why})" for name, why in sorted(gaps.items()))
+                                       + f"; fix: set them in {where}")
+    return None
+
+
+def unrunnable_tasks(tasks, config) -> dict[str, str]:
+    """task id -> why, for the tasks of a sweep that would be refused: said before it starts."""
+    reasons = {task.task_id: unrunnable_reason(task, config) for task in tasks}
+    return {task_id: message for task_id, (_, message) in ((t, r) for t, r in reasons.items() if r)}
+
+
 def refuse_unrunnable(attempt) -> bool:
-    """Before a closed-loop attempt provisions anything: a task whose package lacks content (Git
-    LFS pointers, an empty rubric, a declared source that is absent) ends as `task_unrunnable`,
-    an error row no denominator counts, naming the files and the fix. True when refused."""
+    """Before a closed-loop attempt provisions anything: a task `unrunnable_reason` refuses ends
+    as `task_unrunnable`, an error row no denominator counts, naming the files or credential
+    names (never a value) and the fix. True when refused."""
     from clawmark.attempts.closed_loop_outcome import LoopOutcome
     from clawmark.catalog.content import missing_content
     from clawmark.results.status import ErrorKind, Status
 
-    problems = missing_content(attempt.task)
-    if not problems:
+    reason = unrunnable_reason(attempt.task, attempt.config)
+    if reason is None:
         return False
-    shown = "; ".join(f"{p.path}: {p.problem}" for p in problems[:5])
-    more = f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""
+    stop, message = reason
     attempt.outcome = LoopOutcome(
-        status=Status.TASK_UNRUNNABLE, error_kind=ErrorKind.UNRUNNABLE, stop_reason="missing_content",
-        failure_reason="missing_content", threshold=attempt.threshold,
-        error_message=f"refused before provisioning: {len(problems)} file(s) of missing content: {shown}{more}; "
-                      f"fix: {problems[0].fix}")
+        status=Status.TASK_UNRUNNABLE, error_kind=ErrorKind.UNRUNNABLE, stop_reason=stop,
+        failure_reason=stop, threshold=attempt.threshold, error_message=f"refused before provisioning: {message}")
     attempt.layout.logs.mkdir(parents=True, exist_ok=True)
-    (attempt.layout.logs / "missing-content.txt").write_text("".join(
-        f"{p.path}\t{p.problem}\t{p.fix}\n" for p in problems))
+    if stop == "missing_content":
+        (attempt.layout.logs / "missing-content.txt").write_text("".join(
+            f"{p.path}\t{p.problem}\t{p.fix}\n" for p in missing_content(attempt.task)))
     return True

@@ -13,10 +13,10 @@ from clawmark.attempts.credentials import CREDENTIAL_ERROR
 from clawmark.attempts.patch import PatchAttemptConfig
 from clawmark.catalog.errors import CatalogError, from_validation
 from clawmark.settings import TASKS_CATALOG
+from clawmark.taskenv.config import BASE_SKILLS_DIR
 from clawmark.webproxy.config import IRREVERSIBLE_RULES, BlockRule, WebProxyConfig
 
 
-BASE_SKILLS_DIR = TASKS_CATALOG / "base_skills"
 SweepWebMode = Literal["off", "live", "record", "replay", "replay-or-live"]
 
 
@@ -78,7 +78,7 @@ class ClosedLoopPart(BaseModel, extra="forbid", hide_input_in_errors=True):
             update["web"] = web
         if self.base_skills:
             folders = [_skill_folder(entry) for entry in self.base_skills]
-            if self.attempt.base_skills not in ([], folders):
+            if self.attempt.base_skills not in (None, [], folders):
                 raise ValueError("give base skills once: closed_loop.base_skills or closed_loop.attempt.base_skills")
             update["base_skills"] = folders
         if update:
@@ -142,7 +142,7 @@ def load_spec(path: str | Path) -> SweepSpec:
 
 
 def _closed_loop_paths(closed: dict, base: Path) -> dict:
-    """tasks_dir, web.archive and base-skill folders (not bare names) relative to the sweep file."""
+    """tasks_dir, web.archive, attempt.env_file and base-skill folders (not bare names) relative to the sweep file."""
     def anchored(value) -> str:
         return str(value) if Path(str(value)).is_absolute() else str(base / str(value))
 
@@ -151,6 +151,9 @@ def _closed_loop_paths(closed: dict, base: Path) -> dict:
         closed["tasks_dir"] = anchored(closed["tasks_dir"])
     if isinstance(closed.get("web"), dict) and closed["web"].get("archive"):
         closed["web"] = {**closed["web"], "archive": anchored(closed["web"]["archive"])}
+    attempt = closed.get("attempt")
+    if isinstance(attempt, dict) and attempt.get("env_file"):
+        closed["attempt"] = {**attempt, "env_file": anchored(attempt["env_file"])}
     if isinstance(closed.get("base_skills"), list):
         closed["base_skills"] = [anchored(e) if isinstance(e, str) and ("/" in e or e.startswith(".")) else e
                                  for e in closed["base_skills"]]

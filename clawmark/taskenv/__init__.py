@@ -8,18 +8,22 @@
    files); a task with pre_exec scripts is copied into `work_dir` and the copy is what runs,
    is injected and is judged (`TaskEnv.task`), pruned at the end to its hidden references.
 1. pre_exec scripts run on the HOST from the (copied) package folder, with only the task's `.privacy`
-   variables (values from the runner's environment; unset ones are named in the log) plus
+   variables (values from `config.credentials`, else the runner's environment; unset ones are named in the log) plus
    PATH/HOME/LANG-like basics and SNAPSHOT_MODE=1 in snapshot mode, under a per-task fcntl
    lock unless `pre_exec_parallel_safe` (failure: `PreExecFailed`, log in `logs_dir/pre_exec/`).
-2. A container of the workstation image (`images/workstation/`, built when missing) with the
+2. A container of the workstation image (`images/workstation/`, built when missing; attempts pick
+   `browser` or `desktop` by the task: clawmark/taskenv/headed.py) with the
    cpu, memory, pids and lifetime limits and `clawmark.*` labels.
 3. `on_layout` hooks, once the layout and the executor user exist and before anything of the
    package is there or runs: the web proxy installs its CA in every trust store here, so
    services, the desktop's Chromium and every turn trust it (clawmark/webproxy/session.py).
 4. The package copied in (never mounted):
-   - sources -> `/tmp_workspace/clawbench/sources/` (`*_snapshot.json` only in snapshot mode),
+   - sources -> `/tmp_workspace/clawbench/sources/` (`*_snapshot.json` left out only when the task
+     has an offline snapshot path (SNAPSHOT_MODE in `.privacy`, task_snapshot) and snapshot mode is off),
      owned by the executor;
-   - base skills, then the task's skills -> `/root/skills/<name>/`, root-owned, mode 0755/0644;
+   - base skills (default: upstream's five for upstream-layout tasks, none for clawmark's own;
+     their `bin/` commands linked into /usr/local/bin), then the task's skill folders, whatever
+     their entry file -> `/root/skills/<name>/`, root-owned, mode 0755/0644;
    - services -> `/opt/clawbench/services/<path>/`, inside a root-only 0700 folder.
    `/tmp_workspace/results/` (deliverables) and `/tmp_workspace/clawbench/logs/` exist and
    belong to the executor.
@@ -30,10 +34,12 @@
    live in `/tmp_workspace/clawbench/logs/services/<name>.log`; `/tmp_workspace` is then
    handed to the executor again (what services seeded becomes its own).
 
-Who the executor is: claws act as uid:gid 1000:1000 (`claw`; created when the image lacks it),
-never root. Services need root (they apt-get install and seed stores); a root executor could
-read their 0700 folder, and upstream's root executor is a defect we do not copy. `/root` is
-0711 so the executor can reach `/root/skills` without listing `/root`.
+Who the executor is (`runtime_profile`, recorded in the row and the cell key): `root-least`
+for upstream-layout tasks, as upstream's runner (its tasks apt-install software), or
+`user-least`, uid:gid 1000:1000 (`claw`; created when the image lacks it), for clawmark's own.
+Either way the container keeps its least-privilege profile: capabilities dropped to what set-up
+needs, no-new-privileges, no engine socket. Services run as root. `/root` is 0711 so a
+non-root executor reaches `/root/skills` without listing `/root`.
 
 Network (`network_policy`, per sweep): `none` - the internal clawmark network, which reaches
 only the model gateway on the host; `registries-only` - the same internal network plus
@@ -47,8 +53,9 @@ interfaces (`clawmark.runtime.network`). Root in the container keeps only the ca
 set-up and services need (`clawmark.runtime.privileges`), under no-new-privileges.
 
 Hidden material never enters: references/, pre_exec scripts and `.privacy`
-(`task.hidden_paths()`) are filtered out of every copy, nothing of the package is mounted, and
-`.privacy` values reach only the host-side pre_exec process, never the container environment.
+(`task.hidden_paths()`) are filtered out of every copy and nothing of the package is mounted.
+`.privacy` values (`config.credentials`) go where upstream puts them: the pre_exec's and the
+container's environment (`-e`); never a label, `taskenv.json`, or a dump of the config.
 `TaskEnv.snapshot_results(dest)` copies `/tmp_workspace/results` out for the judge.
 """
 

@@ -7,9 +7,25 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from clawmark.settings import TASKS_CATALOG
+
 NetworkPolicy = Literal["none", "registries-only", "full"]
+BASE_SKILLS_DIR = TASKS_CATALOG / "base_skills"
+# Upstream's configs/base_skills.json, in every upstream-layout task's container (ours, same names and contracts).
+UPSTREAM_BASE_SKILLS = ("apt-package-manager", "agent-browser-control", "web-search", "duckduckgo-search",
+                        "desktop-control")
+# Who the executor is. Both keep the container's least-privilege profile (capabilities dropped,
+# no-new-privileges: clawmark.runtime.privileges); `root` is upstream's executor (tasks
+# apt-install Zotero, gh, tesseract...), the default for upstream-layout tasks.
+RuntimeProfile = Literal["root-least", "user-least"]
+ExecutorChoice = Literal["auto", "root", "user"]
 WORKSTATION_RECIPE = "workstation"
 EXECUTOR_USER = "1000:1000"
+ROOT_USER = "0:0"
+# Upstream's `--add-host` aliases: both name the host (103_34's pre_exec serves match-stream.local there).
+HOST_ALIASES = {"host.docker.internal": "host-gateway", "match-stream.local": "host-gateway"}
+BROWSER_HEADED = "AGENT_BROWSER_HEADED"
+SHM_SIZE_MB = 2048  # upstream's --shm-size 2g: Chromium's renderers crash on large pages with Docker's 64 MB
 
 
 class TaskEnvConfig(BaseModel):
@@ -26,17 +42,57 @@ class TaskEnvConfig(BaseModel):
         None, gt=0, description="The container exits by itself after this long; None = the task's "
         "max_total_seconds + service_timeout_s per service + 1800.")
     snapshot: bool = Field(False, description="Snapshot mode: ship *_snapshot.json sources (task_snapshot prompt).")
-    base_skills: list[Path] = Field(default_factory=list, description="Skill folders (each with SKILL.md) installed for every task.")
+    base_skills: list[Path] | None = Field(None, description="Skill folders installed for every task; None = "
+                                           "upstream's base skills for upstream-layout tasks, none for clawmark's own.")
     service_timeout_s: float = Field(1200, gt=0, description="Deadline of one oneshot service.")
     service_ready_s: float = Field(60, gt=0, description="How long a background service may take to listen on its port.")
     pre_exec_timeout_s: float = Field(600, gt=0, description="Deadline of one host-side pre_exec script.")
-    executor_user: str = Field(EXECUTOR_USER, pattern=r"^\d+:\d+$", description="uid:gid claws act as (created when missing).")
+    executor_user: str | None = Field(None, pattern=r"^\d+:\d+$", description="uid:gid claws act as (created "
+                                      "when missing); None = by the task's layout (`runtime_profile`).")
     env: dict[str, str] = Field(default_factory=dict, description="Container environment (never task secrets).")
+    credentials: dict[str, str] = Field(default_factory=dict, repr=False, exclude=True, description="The task's "
+                                        "`.privacy` values: the pre_exec's and the container's environment, as "
+                                        "upstream's `-e KEY=VALUE`; never dumped, never in a label or record.")
+    extra_hosts: dict[str, str] = Field(default_factory=lambda: dict(HOST_ALIASES), description="/etc/hosts "
+                                        "entries name -> IP or 'host-gateway' (the host, as upstream's --add-host).")
+    shm_size_mb: int = Field(SHM_SIZE_MB, gt=0, description="Size of /dev/shm (upstream: 2g).")
     volumes: dict = Field(default_factory=dict, description="Extra mounts (claw homes); none may lie in the task package.")
     labels: dict[str, str] = Field(default_factory=dict, description="Extra labels (sweep, cell, attempt).")
     max_results_bytes: int = Field(512 * 2**20, gt=0, description="Cap on one copy of /tmp_workspace/results.")
 
+    def for_task(self, task) -> "TaskEnvConfig":
+        """This config with the executor user and the base skills decided by the task's layout."""
+        update = {}
+        if self.executor_user is None:
+            update["executor_user"] = executor_user_of(runtime_profile(task))
+        if self.base_skills is None:
+            update["base_skills"] = base_skills_for(task, None)
+        if BROWSER_HEADED not in self.env:  # where agent-browser opens its browser, as upstream's runner says
+            from clawmark.taskenv.desktop import wants_desktop
+
+            update["env"] = {**self.env, BROWSER_HEADED: "1" if wants_desktop(task) else "0"}
+        return self.model_copy(update=update)
+
     @property
     def uid_gid(self) -> tuple[int, int]:
-        uid, gid = self.executor_user.split(":")
+        uid, gid = (self.executor_user or EXECUTOR_USER).split(":")
         return int(uid), int(gid)
+
+
+def runtime_profile(task, choice: ExecutorChoice = "auto") -> RuntimeProfile:
+    """`auto`: root for upstream-layout tasks (as upstream's runner), the unprivileged user for
+    clawmark's own; either way inside the least-privilege container."""
+    root = choice == "root" or (choice == "auto" and task.layout == "uniclaw")
+    return "root-least" if root else "user-least"
+
+
+def executor_user_of(profile: RuntimeProfile) -> str:
+    return ROOT_USER if profile == "root-least" else EXECUTOR_USER
+
+
+def base_skills_for(task, chosen: list[Path] | None) -> list[Path]:
+    """The chosen base skills, or by default upstream's for an upstream-layout task and none for
+    clawmark's own tasks."""
+    if chosen is not None:
+        return list(chosen)
+    return [BASE_SKILLS_DIR / name for name in UPSTREAM_BASE_SKILLS] if task.layout == "uniclaw" else []

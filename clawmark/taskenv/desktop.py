@@ -27,13 +27,14 @@ CDP_PORT = 9222
 STATE_DIR = "/tmp/clawmark-desktop"
 SHOT_PATH = "/tmp/clawmark-screenshot.png"
 VIDEO_PATH = f"{STATE_DIR}/recording.mp4"
-# recording: low|high -> (frames per second, x264 CRF). Fragmented MP4 stays playable even
-# when the container dies before ffmpeg finishes the file.
-RECORDING = {"low": (2, 35), "high": (10, 23)}
+# recording: low|high -> (frames per second, x264 CRF, video size), upstream's tiers: the whole
+# 1440x900 display, at 10 fps, or at 5 fps scaled to 1280x720. Fragmented MP4 stays playable
+# even when the container dies before ffmpeg finishes the file.
+RECORDING = {"low": (5, 35, "1280:720"), "high": (10, 23, "1440:900")}
 RECORD_SCRIPT = f"""set -e
-fps="$1"; crf="$2"; mkdir -p {STATE_DIR}
+fps="$1"; crf="$2"; size="$3"; mkdir -p {STATE_DIR}
 setsid nohup ffmpeg -loglevel error -nostdin -f x11grab -draw_mouse 1 -framerate "$fps" -video_size 1440x900 \\
-  -i {DISPLAY} -c:v libx264 -preset ultrafast -crf "$crf" -pix_fmt yuv420p \\
+  -i {DISPLAY} -vf "scale=$size" -c:v libx264 -preset ultrafast -crf "$crf" -pix_fmt yuv420p \\
   -movflags +frag_keyframe+empty_moov -y {VIDEO_PATH} > {STATE_DIR}/ffmpeg.log 2>&1 < /dev/null &
 echo $! > {STATE_DIR}/ffmpeg.pid
 """
@@ -91,8 +92,8 @@ def start_recording(sandbox, quality: str) -> None:
     """Record the display (`recording: low|high`) until stop_recording; `none` records nothing."""
     if quality == "none":
         return
-    fps, crf = RECORDING[quality]
-    result = sandbox.exec(["bash", "-c", RECORD_SCRIPT, "record", str(fps), str(crf)], timeout_s=30, workdir="/")
+    fps, crf, size = RECORDING[quality]
+    result = sandbox.exec(["bash", "-c", RECORD_SCRIPT, "record", str(fps), str(crf), size], timeout_s=30, workdir="/")
     if result.exit_code != 0:
         raise DesktopFailed(f"screen recording did not start: {(result.stderr or result.stdout).strip()[:300]}")
 

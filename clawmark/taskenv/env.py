@@ -4,6 +4,7 @@ the first executor turn and always torn down (service logs saved first)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -52,7 +53,7 @@ class TaskEnv:
         anything of the package is injected or started (the web proxy installs its CA there, so
         services, pre-turn setup and every turn already trust it). `work_dir`: where the
         attempt's copy of the package goes (default: a temporary folder)."""
-        self.task, self.config, self.on_layout = task, config or TaskEnvConfig(), tuple(on_layout)
+        self.task, self.config, self.on_layout = task, (config or TaskEnvConfig()).for_task(task), tuple(on_layout)
         self.package_task, self.guard = task, PackageGuard(task)  # digests before anything runs
         self.work_dir = Path(work_dir) if work_dir else None
         self.logs_dir = Path(logs_dir) if logs_dir else Path(tempfile.mkdtemp(prefix="clawmark-taskenv-"))
@@ -74,7 +75,8 @@ class TaskEnv:
         if self.work_dir is None:
             self.work_dir = Path(tempfile.mkdtemp(prefix="clawmark-package-"))
         self.task = attempt_copy(self.package_task, self.work_dir)
-        run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s, snapshot=self.config.snapshot)
+        run_pre_exec(self.task, self.logs_dir, self.config.pre_exec_timeout_s,
+                     environ={**os.environ, **self.config.credentials}, snapshot=self.config.snapshot)
         try:
             self.task = reload(self.task)  # what pre_exec regenerated (references too) is this attempt's
         except CatalogError as exc:
@@ -176,6 +178,7 @@ def _provision(task, config: TaskEnvConfig):
     network, env = ("bridge" if config.network_policy == "full" else "gateway"), dict(config.env)
     if config.network_policy == "registries-only":
         env.update(proxy_env(registry_proxy()[1]))
+    env.update(config.credentials)  # as upstream's `docker run -e KEY=VALUE` of each `.privacy` key
     labels = {"clawmark.role": "task-env", "clawmark.task": task.task_id[:60],
               "clawmark.network_policy": config.network_policy,
               "clawmark.snapshot": str(config.snapshot).lower(), **config.labels}
@@ -183,6 +186,7 @@ def _provision(task, config: TaskEnvConfig):
         image=config.image or ensure_image(WORKSTATION_RECIPE), cpus=config.cpus, memory_mb=config.memory_mb,
         pids_limit=config.pids_limit, network=network, user=config.executor_user, workdir=WORKSPACE,
         env=env, labels=labels, lifetime_seconds=config.lifetime_seconds or _lifetime(task, config),
+        extra_hosts=config.extra_hosts, shm_size_mb=config.shm_size_mb,
         volumes=config.volumes, max_copy_bytes=config.max_results_bytes))
 
 

@@ -20,22 +20,38 @@ SCREEN_FILE = "screen.png"
 VIDEO_FILE = "recording.mp4"
 
 
+BROWSER_RECIPE = "browser"
+
+
+def task_recipe(task) -> str | None:
+    """The image recipe a task needs beyond the workstation: the desktop for headed tasks, the
+    headless browser for upstream-layout tasks that need the live web (upstream's container
+    has a browser for them, `agent-browser`), None for the others."""
+    if wants_desktop(task):
+        return DESKTOP_RECIPE
+    from clawmark.catalog.needs import task_needs
+
+    return BROWSER_RECIPE if task.layout == "uniclaw" and task_needs(task, {}).web else None
+
+
 def task_image(task, image: str | None) -> str | None:
-    """The container image: an explicit one wins; headed tasks get the desktop image."""
-    if image or not wants_desktop(task):
+    """The container image: an explicit one wins, then `task_recipe`'s (built when missing)."""
+    recipe = None if image else task_recipe(task)
+    if recipe is None:
         return image
     from clawmark.runtime.images import ensure_image
 
-    return ensure_image(DESKTOP_RECIPE)
+    return ensure_image(recipe)
 
 
 def task_image_ref(task, image: str | None) -> str | None:
     """Like task_image without building (for cell keys); None = the caller's default."""
-    if image or not wants_desktop(task):
+    recipe = None if image else task_recipe(task)
+    if recipe is None:
         return image
     from clawmark.runtime.images import image_ref
 
-    return image_ref(DESKTOP_RECIPE)
+    return image_ref(recipe)
 
 
 class HeadedRun:

@@ -22,17 +22,30 @@ def inject_sources(sandbox, task, snapshot: bool, owner: tuple[int, int]) -> lis
 
 
 def inject_skills(sandbox, task, base_skills: list[Path]) -> list[str]:
-    """Base skills, then the task's own (a task skill wins over a base one of the same name)."""
+    """Base skills, then the task's own (a task skill wins over a base one of the same name);
+    each folder copied whole, whatever its entry file, as upstream's `docker cp` does."""
     folders = {folder.name: folder for folder in base_skills}
     folders.update(task.skill_dirs)
     hidden, files = task.hidden_paths(), {}
     for name, folder in folders.items():
-        if not (folder / "SKILL.md").is_file():
-            raise CatalogError(folder, "base_skills", "a skill folder holding SKILL.md")
+        if not folder.is_dir():
+            raise CatalogError(folder, "base_skills", "a skill folder")
         files.update(folder_files(folder, hidden, prefix=f"{name}/"))
     if files:
         sandbox.copy_files_in(files, SKILLS_DIR, ROOT)
+    _link_commands(sandbox, [name for name, folder in folders.items() if folder in base_skills])
     return sorted(folders)
+
+
+def _link_commands(sandbox, base_names: list[str]) -> None:
+    """A base skill's `bin/` commands go on PATH (upstream has `agent-browser` there); a task's
+    own skills never put anything on PATH."""
+    if not base_names:
+        return
+    script = 'for f in "$@"; do [ -f "$f" ] && [ -x "$f" ] && ln -sf "$f" /usr/local/bin/; done; true'
+    commands = [f"{SKILLS_DIR}/{name}/bin/*" for name in base_names]
+    sandbox.exec(["bash", "-c", f"shopt -s nullglob; set -- {' '.join(commands)}; {script}"], timeout_s=60,
+                 user="0", workdir="/")
 
 
 def inject_services(sandbox, task) -> dict[str, str]:

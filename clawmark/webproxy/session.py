@@ -53,7 +53,8 @@ class ProxiedTaskEnv:
 
         self.proxy.__enter__()
         try:
-            config = self.env_config.model_copy(update={"env": {**self.env_config.env, **self.proxy.container_env()}})
+            config = self.env_config.for_task(self.task)
+            config = config.model_copy(update={"env": {**config.env, **self.proxy.container_env()}})
             trust = partial(self.proxy.install_trust, executor_user=config.executor_user)
             self.inner = TaskEnv(self.task, config, self.logs_dir, on_layout=[trust])  # CA before services
             return self.inner.start()

@@ -36,9 +36,9 @@ def test_upstream_package_runs_to_a_row(category, task_id, store, gateway, casse
     task = upstream_task(category, task_id)
     row = attempt(task, EXECUTOR, store, gateway, supervisor_model=SUPERVISOR)
     assert (row.status, row.passed, row.score, row.turns) == (Status.FAIL, False, 0.0, 1), row.error_message
-    assert (row.category, row.language) == (category, task.language)
+    assert (row.category, row.language, row.runtime_profile) == (category, task.language, "root-least")
     listing = tool_outputs(row, 0)[0]
-    assert listing.splitlines()[1] == "claw"  # the executor user, not root
+    assert listing.splitlines()[1] == "root"  # upstream-layout tasks: root, as upstream (caps still dropped)
     for skill in task.skill_dirs:
         assert f" {skill}\n" in listing
     logs = Path(row.artifacts_dir) / "logs"

@@ -18,9 +18,9 @@ def test_the_desktop_is_recorded_to_a_playable_video(desktop_image, tmp_path):
         start_recording(sandbox, "low")
         sandbox.exec("DISPLAY=:99 setsid xterm -e 'sleep 60' >/dev/null 2>&1 & sleep 4", timeout_s=30)
         video = stop_recording(sandbox, tmp_path / "artifacts" / "screen.mp4")
-        assert sandbox.exec(PROBE, timeout_s=60).stdout.strip() == "h264,1440,900"
+        assert sandbox.exec(PROBE, timeout_s=60).stdout.strip() == "h264,1280,720"  # upstream's low tier
         frames = sandbox.exec(f"ffprobe -v error -count_frames -select_streams v:0 -show_entries "
                               f"stream=nb_read_frames -of csv=p=0 {VIDEO_PATH}", timeout_s=60).stdout.strip()
     assert video is not None and video.stat().st_size > 1000
     assert video.read_bytes()[4:8] == b"ftyp"
-    assert int(frames) >= 4  # about 2 frames per second over 4 seconds
+    assert int(frames) >= 10  # about 5 frames per second over 4 seconds

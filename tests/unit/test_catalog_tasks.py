@@ -130,6 +130,22 @@ def test_snapshot_mode_switches_prompt_and_snapshot_sources(tmp_path: Path) -> N
     assert [p.name for p in task.source_files(snapshot=True)] == ["data.txt", "live_snapshot.json"]
 
 
+def test_snapshot_sources_are_plain_inputs_of_a_task_without_a_snapshot_path(tmp_path: Path) -> None:
+    """Upstream holds `*_snapshot.json` back only for a task with the SNAPSHOT_MODE switch
+    (101_35 reads its two snapshots as ordinary sources)."""
+    plain = load_task(make_task(tmp_path / "plain"))
+    assert [p.name for p in plain.source_files()] == ["data.txt", "live_snapshot.json"]
+    switch = load_task(make_task(tmp_path / "switch", files={".privacy": "SNAPSHOT_MODE\nAPI_TOKEN\n"}))
+    assert [p.name for p in switch.source_files()] == ["data.txt"]
+    assert [p.name for p in switch.source_files(snapshot=True)] == ["data.txt", "live_snapshot.json"]
+
+
+def test_a_skill_folder_loads_whatever_its_entry_file(tmp_path: Path) -> None:
+    task = load_task(make_task(tmp_path, spec={"skills": ["lookup", "clawsec"]},
+                               files={"skills/clawsec/skill.md": "# clawsec\n"}))  # as upstream's 101_25
+    assert sorted(task.skill_dirs) == ["clawsec", "lookup"] and not task.warnings
+
+
 def test_content_hash_changes_when_a_source_changes(tmp_path: Path) -> None:
     before = load_task(make_task(tmp_path / "a")).content_hash()
     after = load_task(make_task(tmp_path / "b", files={"sources/data.txt": "answer=43\n"})).content_hash()

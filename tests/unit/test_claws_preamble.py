@@ -61,3 +61,17 @@ def test_the_preamble_is_in_the_cell_key_and_the_protocol_version(tasks):
 
     assert key(ClosedLoopAttemptConfig()) != key(ClosedLoopAttemptConfig(runtime_preamble=False))
     assert clawmark.PROTOCOL_VERSION == "2"
+
+
+def test_an_upstream_task_announces_upstreams_base_skills_by_default():
+    """A sweep that names no base skills gives upstream-layout tasks upstream's five (taskenv's
+    default): the preamble must announce what the container really gets, not an empty list."""
+    from pathlib import Path
+
+    from clawmark.taskenv.config import UPSTREAM_BASE_SKILLS
+
+    sample = Path(__file__).resolve().parents[3] / "shared/datasets/uniclawbench-sample"
+    task = next(t for t in load_tasks(sample) if t.layout == "uniclaw")
+    message = first_message(task, get_claw("nanobot"), ClosedLoopAttemptConfig())
+    for name in UPSTREAM_BASE_SKILLS:
+        assert f"- /root/skills/{name}/SKILL.md" in message, name

@@ -62,7 +62,7 @@ def test_what_replay_matches_on_is_set_in_the_sweep_and_keys_its_cells(tmp_path)
     ({"web": {"mode": "live", "block": [{"id": "x", "url": "(["}]}}, "closed_loop.web.block.0.url", "not a valid regex"),
     ({"web": {"mode": "live", "block": [{"id": "x", "method": "POST", "url": "/a"}]}}, "closed_loop.web.block.0.method", "no such field"),
     ({"web": {"mode": "live", "archiv": "a"}}, "closed_loop.web.archiv", "no such field"),
-    ({"base_skills": ["no-such-skill"]}, "closed_loop.base_skills", "a base skill name (apt-package-manager, browser-control"),
+    ({"base_skills": ["no-such-skill"]}, "closed_loop.base_skills", "a base skill name (agent-browser-control, apt-package-manager, browser-control"),
     ({"web": {"mode": "record"}, "attempt": {"network_policy": "registries-only"}}, "closed_loop", "network_policy none or full"),
     ({"web": {"mode": "record"}, "attempt": {"web": {"mode": "live"}}}, "closed_loop", "give the web proxy once"),
 ])
