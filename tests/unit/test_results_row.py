@@ -7,6 +7,8 @@ import math
 import pydantic
 import pytest
 
+import clawmark
+
 from clawmark.results import (
     RESULT_COLUMNS,
     RESULTS_SCHEMA,
@@ -22,7 +24,8 @@ from clawmark.results.synthetic import example_row
 
 def test_cell_key_is_computed_from_identity_and_checked():
     row = example_row()
-    expected = cell_key("closed_loop", "task-1", "th1", "nop", "1.0", {}, "scripted/demo", {"temperature": 0}, 0, "1")
+    expected = cell_key("closed_loop", "task-1", "th1", "nop", "1.0", {}, "scripted/demo", {"temperature": 0}, 0,
+                        clawmark.PROTOCOL_VERSION)
     assert row.cell_key == expected
     with pytest.raises(pydantic.ValidationError, match="does not match"):
         example_row(cell_key="0" * 16)
