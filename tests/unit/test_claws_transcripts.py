@@ -1,7 +1,8 @@
 """Every claw's session backup normalised to the one message + tool-call sequence, on turns
 recorded from the real claws (tests/fixtures/transcripts/<claw>/: one closed-loop turn of the
 fixture task fx_101_sum on a scripted model: a shell call writing summary.json, then a final
-answer; trimmed of OpenClaw's runtime events and Hermes' session settings)."""
+answer; EDICT: turn 1 of the bundled zh_201_invoice_sum on its own cassette; trimmed of
+OpenClaw's runtime events and Hermes' session settings)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,22 @@ def test_the_judge_text_of_an_openclaw_turn_holds_the_call_and_no_event_json():
                           + WRITE + '"})']
     assert lines[3:] == [f"[tool exec] {OUTPUT}", f"[assistant] {FINAL}"]
     assert not any("traceSchema" in line or "toolResult" in line for line in lines)
+
+
+def test_edict_roles_merge_in_time_order_each_named_and_the_board_is_not_a_message():
+    messages = read_transcript(RECORDED / "edict")
+    turns = [(m.agent, m.role) for m in messages]
+    speakers = [agent for i, (agent, _role) in enumerate(turns) if i == 0 or turns[i - 1][0] != agent]
+    assert speakers == ["taizi", "zhongshu", "shangshu", "taizi"]  # front desk, planner, executor, report
+    assert turns[:7] == [("taizi", "user"), ("taizi", "assistant"), ("taizi", "tool"), ("taizi", "assistant"),
+                         ("taizi", "tool"), ("taizi", "assistant"), ("zhongshu", "user")]
+    assert messages[0].text.startswith("财务同事把本月收到的发票扫描成文本")
+    created = messages[3].tool_calls[0]
+    assert created.name == "exec" and "kanban_update.py create JJC-1" in json.loads(created.arguments)["command"]
+    assert messages[4].text == "JJC-1: created in Zhongshu" and messages[4].tool_call_id == created.id
+    assert "[shangshu: tool exec] invoices-written 4996.00" in render(messages).splitlines()
+    assert messages[-1].agent == "taizi" and messages[-1].text.startswith("Report: every invoice read")
+    assert not any("flow_log" in m.text for m in messages)  # edict-kanban.json: the board, not a message
 
 
 def test_hostile_session_files_are_skipped_not_fatal(tmp_path):

@@ -21,6 +21,7 @@ READERS: dict[str, Reader] = {
     "nanobot-sessions": openai_shaped.nanobot_sessions,
     "session-export.jsonl": openai_shaped.hermes_export,
     "hermes-messages.json": lambda _path: [],  # the adapter's copy of session-export.jsonl's messages
+    "edict-kanban.json": lambda _path: [],  # EDICT's board: its roles' tool calls and results show every change
     "genericagent-session": genericagent.read_session,
     "sessions": openai_shaped.zeroclaw_sessions,
 }
