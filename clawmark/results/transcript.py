@@ -72,10 +72,11 @@ def from_openai(messages: list[Any]) -> list[TranscriptMessage]:
     for message in messages:
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant", "tool"):
             continue
-        calls = [ToolCall(name=str(fn.get("name") or "?"), arguments=arguments_text(fn.get("arguments")),
+        listed = message.get("tool_calls") if isinstance(message.get("tool_calls"), list) else []
+        calls = [ToolCall(name=_text_or_none(fn.get("name")) or "?", arguments=arguments_text(fn.get("arguments")),
                           id=_text_or_none(call.get("id")))
-                 for call in message.get("tool_calls") or [] if isinstance(call, dict)
-                 for fn in [call.get("function") or call]]
+                 for call in listed if isinstance(call, dict)
+                 for fn in [call.get("function") if isinstance(call.get("function"), dict) else call]]
         names.update({call.id: call.name for call in calls if call.id})
         call_id = _text_or_none(message.get("tool_call_id"))
         name = _text_or_none(message.get("name") or message.get("tool_name")) or names.get(call_id or "")

@@ -35,8 +35,11 @@ def _transcript_in(request: dict) -> str:
 
 def _one_turn(name, provider, gateway, store, cassettes):  # noqa: F811
     claw = next(c for c in KIT_CLAWS if c.name == name)
-    supervisor = cassettes(f"tr-sup-{name}", [{"content": decision("pass", "complete_and_passed", 1.0)}])
-    if name == "edict":  # its court plays its own cassette; the supervisor ends the attempt after turn 1
+    # EDICT's turn 1 counts a voided invoice, so the task's checks would turn a pass into a continue:
+    # a fail ends its attempt after that one turn.
+    verdict = ("fail", "complete_but_failed", 0.2) if name == "edict" else ("pass", "complete_and_passed", 1.0)
+    supervisor = cassettes(f"tr-sup-{name}", [{"content": decision(*verdict)}])
+    if name == "edict":  # its court plays its own cassette
         row = _attempt(bundled_task("zh_201_invoice_sum"), claw, "scripted/edict-cl-{task_id}", store, gateway,
                        supervisor_model=supervisor)
     else:
@@ -45,7 +48,7 @@ def _one_turn(name, provider, gateway, store, cassettes):  # noqa: F811
             {"content": FINAL}])
         row = _attempt(load_task(FIXTURES / "closed_loop" / "fx_101_sum"), claw, executor, store, gateway,
                        supervisor_model=supervisor)
-    assert (row.status, row.turns) == (Status.PASS, 1), row.error_message
+    assert (row.status, row.turns) == (Status.FAIL if name == "edict" else Status.PASS, 1), row.error_message
     requests = provider.requests(supervisor.split("/", 1)[1])
     assert len(requests) == 1
     return _transcript_in(requests[0])

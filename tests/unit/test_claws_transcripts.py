@@ -123,5 +123,8 @@ def test_openai_messages_with_odd_fields_still_normalise():
     messages = from_openai([{"role": "system", "content": "s"}, "junk",
                             {"role": "assistant", "content": [{"type": "image_url"}], "tool_calls": [
                                 {"id": 3, "function": {"name": "bash", "arguments": {"command": "ls"}}}]},
-                            {"role": "tool", "tool_call_id": 3, "content": None}])
-    assert render(messages) == '[assistant] [image]\n  -> tool call bash({"command": "ls"})\n[tool]'
+                            {"role": "tool", "tool_call_id": 3, "content": None},
+                            {"role": "assistant", "content": "x", "tool_calls": 5},
+                            {"role": "assistant", "tool_calls": [{"function": "rm -rf /", "name": ["y"]}]}])
+    assert render(messages) == ('[assistant] [image]\n  -> tool call bash({"command": "ls"})\n[tool]\n[assistant] x\n'
+                                '[assistant]\n  -> tool call ?()')
