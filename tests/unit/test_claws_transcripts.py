@@ -1,7 +1,8 @@
 """Every claw's session backup normalised to the one message + tool-call sequence, on turns
 recorded from the real claws (tests/fixtures/transcripts/<claw>/: one closed-loop turn of the
 fixture task fx_101_sum on a scripted model: a shell call writing summary.json, then a final
-answer; EDICT: turn 1 of the bundled zh_201_invoice_sum on its own cassette; trimmed of
+answer; EDICT: turn 1 of the bundled zh_201_invoice_sum on its own cassette; ZeroClaw: our
+stand-in of `zeroclaw acp`, the real binary cannot be built here; trimmed of
 OpenClaw's runtime events and Hermes' session settings)."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def _shape(messages: list[TranscriptMessage]) -> list[tuple]:
 
 
 @pytest.mark.parametrize("claw, tool", [("reference", "bash"), ("nanobot", "exec"), ("hermes", "terminal"),
-                                        ("openclaw", "exec")])
+                                        ("openclaw", "exec"), ("zeroclaw", "shell")])
 def test_a_recorded_turn_is_user_call_result_answer(claw, tool):
     messages = read_transcript(RECORDED / claw)
     assert _shape(messages) == [("user", None, []), ("assistant", None, [tool]), ("tool", tool, []),
