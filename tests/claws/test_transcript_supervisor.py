@@ -14,7 +14,7 @@ from clawmark.catalog import load_task
 from clawmark.gateway.cassettes import content_text
 from clawmark.results import Status
 from tests.claws.kit import KIT_CLAWS
-from tests.claws.test_conformance_closed_loop import _attempt, cassettes  # noqa: F401
+from tests.claws.test_conformance_closed_loop import TURN_TIMEOUT_S, _attempt, cassettes  # noqa: F401
 from tests.integration.closed_loop_support import FIXTURES, bundled_task, decision
 
 pytestmark = pytest.mark.docker
@@ -41,7 +41,8 @@ def _one_turn(name, provider, gateway, store, cassettes):  # noqa: F811
     supervisor = cassettes(f"tr-sup-{name}", [{"content": decision(*verdict)}])
     if name == "edict":  # its court plays its own cassette
         row = _attempt(bundled_task("zh_201_invoice_sum"), claw, "scripted/edict-cl-{task_id}", store, gateway,
-                       supervisor_model=supervisor)
+                       supervisor_model=supervisor, turn_timeout_s=4 * TURN_TIMEOUT_S,
+                       total_timeout_s=4 * TURN_TIMEOUT_S)  # a turn is four OpenClaw runs
     else:
         executor = cassettes(f"tr-ex-{name}", [
             {"content": "Writing the summary.", "tool_calls": [{"name": "exec", "arguments": {"command": WRITE}}]},
@@ -65,7 +66,7 @@ def test_the_supervisor_reads_the_turn_messages_and_tool_calls(name, provider, g
     assert lines[0].startswith("[user] ") and not any(marker in text for marker in EVENT_JSON)
 
 
-@pytest.mark.timeout(3600)  # four OpenClaw runs in one turn
+@pytest.mark.timeout(8 * TURN_TIMEOUT_S)  # four OpenClaw runs in one turn
 def test_the_supervisor_reads_every_edict_role_in_turn_order(provider, gateway, store, cassettes):  # noqa: F811
     text = _one_turn("edict", provider, gateway, store, cassettes)
     speakers = re.findall(r"^\[(\w+): (user|assistant|tool exec)\]", text, re.M)
