@@ -63,7 +63,7 @@ def supervise(s: Any) -> None:
     with s.clock.phase("judge"):
         s.headed.turn_end(s.ctx.sandbox, folder)  # the desktop as the turn left it (headed only)
         s.env.snapshot_results(folder / "results")
-        messages = visible_messages(s.claw, folder / "transcript")
+        messages = visible_messages(folder)
         s.evidence = judge(s, record, folder, messages, turns=(s.turn, s.max_turns))
     if s.evidence is None:  # the supervisor answered invalid twice
         _stop(s, record)

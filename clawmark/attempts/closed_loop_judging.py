@@ -15,9 +15,10 @@ from typing import Any
 from clawmark.attempts.closed_loop_record import CycleRecord
 from clawmark.attempts.closed_loop_transcript import write_json
 from clawmark.results.status import Status
+from clawmark.results.transcript import TranscriptMessage
 
 
-def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[dict], *,
+def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[TranscriptMessage], *,
               turns: tuple[int, int]) -> Any:
     """Checks and the supervisor's decision on executor turn turns[0] (1-based) of turns[1];
     fills record.cycle and returns the evidence the follow-up needs (None when the supervisor

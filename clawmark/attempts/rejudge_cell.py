@@ -140,7 +140,7 @@ def _supervise(record: CycleRecord, folder: Path, task: Any, protocol: Any, chat
         checks = run_checks(task, folder / "results", check_image())
         write_json(saved_checks, [c.model_dump() for c in checks])
     record.cycle.checks = checks
-    evidence = Evidence.from_attempt(visible_messages(None, folder / "transcript"), folder / "results")
+    evidence = Evidence.from_attempt(visible_messages(folder), folder / "results")
     evidence.add_screenshots([p for p in [folder / "screen.png"] if p.is_file()])
     evidence.notes += blocked_requests_note(web_dir)
     try:

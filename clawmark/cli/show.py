@@ -1,22 +1,29 @@
 """`clawmark show ATTEMPT_DIR`: one closed-loop attempt, cycle by cycle, from its folder alone.
 
-For each executor turn: how the claw stopped, the supervisor's decision and score (in code,
-after checks and caps), the checks that passed, and the feedback the executor got next, with
-any leak-audit flags; then the outcome and tokens per role. Exit 1 when the folder is not an
-attempt folder."""
+For each executor turn: how the claw stopped, its transcript (the same message and tool-call
+sequence the supervisor read, the last few messages one line each), the supervisor's decision
+and score (in code, after checks and caps), the checks that passed, and the feedback the
+executor got next, with any leak-audit flags; then the outcome and tokens per role. Exit 1 when
+the folder is not an attempt folder."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from clawmark.results.transcript import TranscriptMessage, load, render
+
 FEEDBACK_CHARS = 400
+LINE_CHARS = 160
 
 
-def show(attempt_dir: Path = typer.Argument(..., help="An attempt folder (artifacts_dir of a row).")) -> None:
+def show(attempt_dir: Path = typer.Argument(..., help="An attempt folder (artifacts_dir of a row)."),
+         messages: int = typer.Option(8, "--messages", "-m", min=0,
+                                      help="Transcript messages shown per turn, the last ones (0: all).")) -> None:
     """Print a closed-loop attempt cycle by cycle (turn, decision, score, feedback sent)."""
     cycles = attempt_dir / "cycles"
     if not (attempt_dir / "config.json").is_file():
@@ -25,7 +32,7 @@ def show(attempt_dir: Path = typer.Argument(..., help="An attempt folder (artifa
     typer.echo(_header(attempt_dir))
     folders = sorted((p for p in cycles.iterdir() if p.name.isdigit()), key=lambda p: int(p.name)) if cycles.is_dir() else []
     for folder in folders:
-        typer.echo(_cycle(folder))
+        typer.echo(_cycle(folder, messages))
     typer.echo(_footer(attempt_dir))
 
 
@@ -44,10 +51,11 @@ def _header(attempt_dir: Path) -> str:
     return f"attempt {attempt_dir.name}: task {config.get('task_id', '?')}, claw {claw}, seed {config.get('seed')}\n  {roles}"
 
 
-def _cycle(folder: Path) -> str:
+def _cycle(folder: Path, shown: int) -> str:
     turn = _load(folder / "turn.json") or {}
     lines = [f"\n── turn {int(folder.name) + 1} ──",
              f"  claw: {turn.get('exit_status', '?')} ({turn.get('finish_reason', '?')}, {turn.get('duration_s', 0):.1f} s)"]
+    lines += _transcript_lines(_transcript(folder), shown)
     lines += _decision_lines(_load(folder / "decision.json"), _load(folder / "checks.json") or [])
     feedback = (folder / "feedback.txt").read_text(encoding="utf-8") if (folder / "feedback.txt").is_file() else ""
     if feedback:
@@ -55,6 +63,29 @@ def _cycle(folder: Path) -> str:
     if flags := _load(folder / "leak.json"):
         lines.append(f"  flags: {', '.join(flags)}")
     return "\n".join(lines)
+
+
+def _transcript(folder: Path) -> list[TranscriptMessage]:
+    """The cycle's saved transcript; normalised from its session backup when an older attempt
+    has none (never written back: show only reads)."""
+    if (folder / "transcript.json").is_file():
+        return load(folder / "transcript.json")
+    from clawmark.claws.transcripts import read_transcript
+
+    return read_transcript(folder / "transcript")
+
+
+def _transcript_lines(messages: list[TranscriptMessage], shown: int) -> list[str]:
+    calls = Counter(call.name for m in messages for call in m.tool_calls)
+    tools = ", ".join(f"{name}×{n}" for name, n in calls.most_common())
+    lines = [f"  transcript: {len(messages)} messages, {sum(calls.values())} tool calls" + (f" ({tools})" if tools else "")]
+    picked = messages[-shown:] if shown else messages
+    if len(picked) < len(messages):
+        lines.append(f"    ... {len(messages) - len(picked)} earlier messages")
+    for message in picked:
+        text = " ⏎ ".join(render([message]).splitlines())
+        lines.append("    " + (text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"))
+    return lines
 
 
 def _decision_lines(decision: Any, checks: list[dict]) -> list[str]:

@@ -1,6 +1,7 @@
 """What the executor visibly produced in one turn: its transcript and its results folder.
 
-Built from the claw's transcript messages (OpenAI-shaped dicts) and a host copy of
+Built from the claw's transcript (the one message and tool-call sequence every claw's session is
+normalised to, :mod:`clawmark.results.transcript`) and a host copy of
 /tmp_workspace/results. Everything is bounded: a long transcript keeps a head and a tail view
 with the cut marked; text files are inlined up to a per-file and a total budget; images are
 sent as images (OpenAI `image_url` parts with data URLs), other files are listed only.
@@ -18,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from clawmark.judge.fence import GUTTER, Fence
+from clawmark.results.transcript import TranscriptMessage, from_openai, render
 
 IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                   ".webp": "image/webp"}
@@ -62,7 +64,7 @@ class Evidence(BaseModel):
                              "requests), each starting with its own '## ' title.")
 
     @classmethod
-    def from_attempt(cls, transcript_messages: list[dict], results_dir: Path | None,
+    def from_attempt(cls, transcript_messages: list[TranscriptMessage] | list[dict], results_dir: Path | None,
                      limits: EvidenceLimits | None = None) -> "Evidence":
         limits = limits or EvidenceLimits()
         full = render_transcript(transcript_messages)
@@ -122,16 +124,11 @@ def _fenced_note(note: str, fence: Fence) -> str:
     return f"{title}\n{fence.wrap('requests the executor made', body)}" if body else title
 
 
-def render_transcript(messages: list[dict]) -> str:
-    return "\n".join(_render_message(m) for m in messages)
-
-
-def _render_message(message: dict) -> str:
-    lines = [f"[{message.get('role', '?')}] {message_text(message.get('content'))}".rstrip()]
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") or {}
-        lines.append(f"  -> tool call {function.get('name', '?')}({function.get('arguments', '')})")
-    return "\n".join(lines)
+def render_transcript(messages: list[TranscriptMessage] | list[dict]) -> str:
+    """The transcript as the judge reads it; OpenAI-shaped dicts (a live chat) are normalised first."""
+    if any(isinstance(m, dict) for m in messages):
+        return render(from_openai(list(messages)))
+    return render(messages)  # type: ignore[arg-type]
 
 
 def message_text(content: Any) -> str:

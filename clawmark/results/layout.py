@@ -16,6 +16,7 @@ cycles/<n>/       closed loop, one folder per executor turn n (0-based):
   prompt.txt        what the executor was sent this turn (the task, then the rewritten feedback)
   turn.json         the claw's TurnResult (exit, finish reason, duration, completion gate)
   transcript/       the claw's session backup after the turn
+  transcript.json   that backup as one message and tool-call list (clawmark.results.transcript)
   results/          copy of /tmp_workspace/results after the turn (what checks and judges saw)
   checks.json       executable check results
   decision.json     supervisor decision (normalised), score in code, raw replies

@@ -17,6 +17,7 @@ from clawmark.catalog.task import RoleOverride
 from clawmark.claws import TurnResult
 from clawmark.judge.decision import Decision
 from clawmark.results import Status
+from clawmark.results.transcript import load as load_transcript
 from clawmark.settings import PROJECT_ROOT
 
 FIXTURE = PROJECT_ROOT / "tests" / "fixtures" / "closed_loop" / "fx_101_sum"
@@ -47,26 +48,18 @@ def test_task_override_of_the_supervisor_model_applies(task):
     assert role_models(overridden, "openai/gpt-5", swept)["supervisor"] == "anthropic/opus"  # the sweep wins
 
 
-class _Live:
-    messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}]
-
-
-class _Silent:
-    pass
-
-
-def test_visible_messages_from_a_live_claw_drop_the_system_prompt(tmp_path):
-    assert visible_messages(_Live(), tmp_path) == [{"role": "user", "content": "hi"}]
-
-
-def test_visible_messages_from_session_files(tmp_path):
-    (tmp_path / "a.json").write_text(json.dumps({"messages": [{"role": "user", "content": "task"}]}))
-    (tmp_path / "b.jsonl").write_text(json.dumps({"role": "assistant", "content": "done"}) + "\nnot json\n")
-    (tmp_path / "c.log").write_text("plain claw log")
-    (tmp_path / ".session.lock").write_text("")
-    found = visible_messages(_Silent(), tmp_path)
-    assert found[:2] == [{"role": "user", "content": "task"}, {"role": "assistant", "content": "done"}]
-    assert found[2]["role"] == "assistant" and "plain claw log" in found[2]["content"] and len(found) == 3
+def test_visible_messages_read_unclaimed_session_files_and_save_the_transcript(tmp_path):
+    backup = tmp_path / "transcript"
+    backup.mkdir()
+    (backup / "a.json").write_text(json.dumps({"messages": [{"role": "system", "content": "sys"},
+                                                            {"role": "user", "content": "task"}]}))
+    (backup / "b.jsonl").write_text(json.dumps({"role": "assistant", "content": "done"}) + "\nnot json\n")
+    (backup / "c.log").write_text("plain claw log")
+    (backup / ".session.lock").write_text("")
+    found = visible_messages(tmp_path)
+    assert [(m.role, m.text) for m in found[:2]] == [("user", "task"), ("assistant", "done")]
+    assert found[2].role == "assistant" and "plain claw log" in found[2].text and len(found) == 3
+    assert load_transcript(tmp_path / "transcript.json") == found
 
 
 def _decision(verdict: str, score: float, recoverable: bool = True) -> Decision:
