@@ -167,3 +167,17 @@ def claw_paths_in_patch(patch: str) -> list[str]:
     """Paths of a diff that are a claw's own files (persona, memory, sessions, state, .git)."""
     paths = re.findall(r"^diff --git a/(\S+) b/", patch, flags=re.M)
     return [p for p in paths if Path(p).name in CLAW_FILE_NAMES or CLAW_DIR_NAMES & set(Path(p).parts[:-1])]
+
+
+# What the export of an OpenClaw session holds besides its messages: none of it may reach a judge.
+EXPORT_EVENT_JSON = ('"traceSchema"', '"type": "assistant.message"', '"source": "transcript"', "toolResult",
+                     "[events.jsonl]", "[artifacts.json]", "[session-branch.json]", '"_type": "metadata"')
+
+
+def supervisor_transcript(request: dict[str, Any]) -> str:
+    """The fenced executor transcript of a supervisor's request, gutters removed."""
+    prompt = "\n".join(content_text(m.get("content")) for m in request["messages"] if m.get("role") == "user")
+    fenced = re.search(r"<<<CLAW-DATA \w+ BEGIN executor transcript>>>\n(.*?)\n<<<CLAW-DATA \w+ END", prompt, re.S)
+    assert fenced, prompt[:2000]
+    return "\n".join(line.removeprefix("│ ") for line in fenced[1].splitlines())
+

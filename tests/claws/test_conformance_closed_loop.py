@@ -39,8 +39,8 @@ from clawmark.results import Status
 from clawmark.results.status import ErrorKind
 from clawmark.settings import TASKS_CATALOG
 from clawmark.taskenv.layout import SKILLS_DIR
-from tests.claws.kit import (CASSETTES, CLAW_DIR_NAMES, CLAW_FILE_NAMES, FOLLOW_UP_MARK, KIT_CLAWS, TURN0_MARK,
-                             follow_up_request, texts)
+from tests.claws.kit import (CASSETTES, CLAW_DIR_NAMES, CLAW_FILE_NAMES, EXPORT_EVENT_JSON, FOLLOW_UP_MARK,
+                             KIT_CLAWS, TURN0_MARK, follow_up_request, supervisor_transcript, texts)
 from tests.integration.closed_loop_support import FIXTURES, bundled_task, decision, sim_reply
 
 pytestmark = pytest.mark.docker
@@ -208,6 +208,15 @@ def test_edict_court_passes_a_bundled_task_after_a_follow_up(provider, gateway, 
         trace = json.loads((Path(row.artifacts_dir) / "transcript" / f"edict-dispatch-turn{turn}.json").read_text())
         assert trace["status"] == "Done"
         assert [step["agent"] for step in trace["steps"]] == ["taizi", "zhongshu", "shangshu", "taizi"]
+    # What the supervisor read of turn 0: every role's messages and tool calls in turn order, named
+    # by role, and none of the OpenClaw export's event JSON (issue 19: it was the raw bundles).
+    text = supervisor_transcript(provider.requests("sup-zh_201_invoice_sum")[0])
+    speakers = re.findall(r"^\[(\w+): (user|assistant|tool exec)\]", text, re.M)
+    agents = [agent for agent, role in speakers if role == "assistant"]
+    assert [a for i, a in enumerate(agents) if i == 0 or agents[i - 1] != a] == ["taizi", "zhongshu", "shangshu", "taizi"]
+    assert "kanban_update.py create JJC-1" in text and re.search(r"^\[taizi: tool exec\] .*JJC-1: created", text, re.M)
+    assert "[taizi: assistant] KIT-TURN-0: the front desk handed your invoice request" in text
+    assert re.search(r"^  -> tool call exec\(", text, re.M) and not any(m in text for m in EXPORT_EVENT_JSON)
     _assert_clean_ledger_and_results(row, judged_turns=2)
     _assert_policy_kept(task_containers, row, "full")
 
