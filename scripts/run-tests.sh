@@ -2,35 +2,26 @@
 # The whole suite as pytest processes side by side, in two phases, so a fresh machine's image
 # builds (mostly waiting on package downloads) overlap the tests that need no image:
 #   1. `clawmark images build --all --jobs 3` in the background, and the unit tests beside it;
-#   2. once every image is there, the Docker parts: integration and the claw kit each in two
-#      halves, e2e, and browser + faults.
-# Most Docker tests wait on containers, claws and servers rather than on CPU, so more, shorter
-# parts end sooner than four long ones. Each process gets its own Prefect home
-# (tests/conftest.py). Each part lists its ten slowest tests (CI's time is the budget to watch).
-# Exit non-zero if the images or any part fail. Extra arguments go to every part (e.g. PYTEST_ARGS="-x").
+#   2. once every image is there, the four Docker parts: integration, the claw kit, e2e, and
+#      browser + faults.
+# Four Docker parts, not more: the claws' turns are CPU-bound (an OpenClaw start is seconds of
+# CPU), and seven parts on 2 cores (load 16) stretched EDICT's cases past pytest's 900 s timeout.
+# Each process gets its own Prefect home (tests/conftest.py). Each part lists its ten slowest
+# tests (CI's time is the budget to watch). Exit non-zero if the images or any part fail. Extra
+# arguments go to every part (e.g. PYTEST_ARGS="-x").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTEST=.venv/bin/pytest
 logs=$(mktemp -d)
 
-# The claw kit split by claw (EDICT and OpenClaw are the two slowest, one in each half); the two
-# -k expressions are each other's negation, so every kit test runs exactly once.
-KIT_A="edict or hermes or reference or genericagent"
-mapfile -t integration < <(ls tests/integration/test_*.py)
-integration_a=() integration_b=()
-for i in "${!integration[@]}"; do
-  if (( i % 2 )); then integration_b+=("${integration[$i]}"); else integration_a+=("${integration[$i]}"); fi
-done
 declare -A parts=(
   [unit]="tests/unit"
-  [integration-a]="${integration_a[*]}"
-  [integration-b]="${integration_b[*]}"
-  [claws-a]="tests/claws -k '$KIT_A'"
-  [claws-b]="tests/claws -k 'not ($KIT_A)'"
+  [integration]="tests/integration"
+  [claws]="tests/claws"
   [e2e]="tests/e2e"
   [browser-faults]="tests/browser tests/faults"
 )
-order=(unit claws-a claws-b e2e integration-a integration-b browser-faults)
+order=(unit claws e2e integration browser-faults)
 declare -A pids
 
 start() {  # start part $1 in the background; the other arguments go to pytest
