@@ -110,6 +110,12 @@ class TaskSpec(BaseModel):
     # content hash, and so the cell keys, of every task that does not write it stay as they were.
     gui: bool | None = Field(None, exclude_if=lambda value: value is None,
                              description="Does `headed: auto` need the desktop? Unset: read off the task.")
+    # clawmark's own field too: `.privacy` values reach the executor's environment for upstream-layout
+    # tasks (as upstream's runner passes them); clawmark's own tasks give them to the host-side
+    # pre_exec only, unless they say so here.
+    executor_credentials: bool | None = Field(None, exclude_if=lambda value: value is None,
+                                              description="Do the `.privacy` values reach the executor's environment? "
+                                              "Unset: yes for upstream-layout tasks, no for clawmark's own.")
     codex: CodexSettings = Field(default_factory=CodexSettings)
 
     @model_validator(mode="before")

@@ -169,6 +169,13 @@ class TaskEnv:
         atomic_write_text(self.logs_dir / "taskenv.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
 
+def executor_gets_credentials(task) -> bool:
+    """Upstream-layout tasks pass their `.privacy` values to the executor, as upstream's runner does;
+    clawmark's own tasks keep them host-side (pre_exec) unless the task says otherwise."""
+    chosen = task.spec.executor_credentials
+    return task.layout == "uniclaw" if chosen is None else chosen
+
+
 def _provision(task, config: TaskEnvConfig):
     from clawmark.runtime.images import ensure_image
     from clawmark.runtime.registry_proxy import proxy_env, registry_proxy
@@ -178,7 +185,8 @@ def _provision(task, config: TaskEnvConfig):
     network, env = ("bridge" if config.network_policy == "full" else "gateway"), dict(config.env)
     if config.network_policy == "registries-only":
         env.update(proxy_env(registry_proxy()[1]))
-    env.update(config.credentials)  # as upstream's `docker run -e KEY=VALUE` of each `.privacy` key
+    if executor_gets_credentials(task):  # as upstream's `docker run -e KEY=VALUE` of each `.privacy` key
+        env.update(config.credentials)
     labels = {"clawmark.role": "task-env", "clawmark.task": task.task_id[:60],
               "clawmark.network_policy": config.network_policy,
               "clawmark.snapshot": str(config.snapshot).lower(), **config.labels}

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, open_closed_loop_attempt
@@ -36,8 +37,13 @@ PROBE = ('python3 -c "import hashlib, os; v = os.environ.get(\'PARITY_TOKEN\', \
 
 
 def privacy_task(tmp_path: Path):
+    """The fixture task (clawmark's own layout) asking for upstream's rule: its keys in the executor's
+    environment (upstream-layout tasks have it by default; test_closed_loop_isolation keeps the default
+    of clawmark's own tasks, keys host-side only)."""
     package = copied_task(tmp_path)
     (package / ".privacy").write_text("# names only\nPARITY_TOKEN\n")
+    spec = yaml.safe_load((package / "task.yaml").read_text())
+    (package / "task.yaml").write_text(yaml.safe_dump({**spec, "executor_credentials": True}))
     return load_task(package)
 
 
