@@ -51,6 +51,11 @@ def store(tmp_path):
     return ResultStore(tmp_path / "results")
 
 
-@pytest.fixture(params=KIT_CLAWS, ids=str)
+# An EDICT turn is four OpenClaw runs: one follow-up case took 650 s at load 13, near pytest's 900 s.
+EDICT_TIMEOUT_S = 1800
+
+
+@pytest.fixture(params=[pytest.param(claw, marks=pytest.mark.timeout(EDICT_TIMEOUT_S)) if claw.name == "edict" else claw
+                        for claw in KIT_CLAWS], ids=str)
 def kit_claw(request) -> KitClaw:
     return request.param

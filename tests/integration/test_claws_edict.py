@@ -15,6 +15,7 @@ from tests.integration.attempt_support import INI, attempt, gateway, store  # no
 pytestmark = pytest.mark.docker
 
 
+@pytest.mark.timeout(1800)  # four OpenClaw runs per turn: 907 s at load 15, past pytest's 900 s
 def test_the_court_fixes_the_instance_through_the_kanban(store, gateway):  # noqa: F811
     row = attempt(INI, "edict", f"scripted/edict-{INI}", store, gateway)
     layout = store.layout(row.sweep_id, row.cell_key)
