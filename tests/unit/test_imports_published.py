@@ -102,13 +102,18 @@ def _truncated(tmp_path, source):
     return path
 
 
-def _ucb_with(tmp_path, edit):
-    data = json.loads(UCB_RESULTS.read_text())
-    data["rows"] = data["rows"][:20]
+def _edited(tmp_path, source, edit, name):
+    """A copy of published file `source` in tmp_path, as `edit` leaves it."""
+    data = json.loads(source.read_text())
     edit(data)
-    path = tmp_path / "results.json"
+    path = tmp_path / name
     path.write_text(json.dumps(data))
     return path
+
+
+def _ucb_with(tmp_path, edit):
+    return _edited(tmp_path, UCB_RESULTS, lambda data: (data.update(rows=data["rows"][:20]), edit(data)),
+                   "results.json")
 
 
 @pytest.mark.parametrize("make, field, row", [
@@ -136,11 +141,7 @@ def test_ucb_runs_that_disagree_are_refused(tmp_path):
 
 
 def _csb_with(tmp_path, edit):
-    data = json.loads(CSB_LEADERBOARD.read_text())
-    edit(data)
-    path = tmp_path / "board.json"
-    path.write_text(json.dumps(data))
-    return path
+    return _edited(tmp_path, CSB_LEADERBOARD, edit, "board.json")
 
 
 @pytest.mark.parametrize("make, field, row", [
