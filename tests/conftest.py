@@ -14,7 +14,33 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "60")
 os.environ.pop("PREFECT_API_URL", None)
+if os.environ.get("PYTEST_XDIST_WORKER"):  # a pool worker inherits the controller's home: not shared
+    os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix=f"clawmark-prefect-{os.environ['PYTEST_XDIST_WORKER']}-")
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="clawmark-prefect-"))
+
+# Under a pool (`pytest -n N --dist loadgroup`, scripts/run-tests.sh) the slowest work is handed out
+# first, so no worker starts a long claw case when the others are nearly done.
+SLOW_FIRST = ("tests/claws/", "tests/e2e/", "tests/faults/", "tests/integration/", "tests/browser/")
+SLOW_CLAWS = ("edict", "openclaw")  # Node claws: an OpenClaw turn is ~20 s of CPU, an EDICT turn four of them
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep each module whose fixtures are module-scoped (a private engine, a Prefect pool, a
+    swept store) on one pool worker, so its set-up runs once; order the rest slowest first."""
+    grouped = set()
+    for item in items:
+        definitions = getattr(item, "_fixtureinfo", None)
+        scopes = {d.scope for defs in (definitions.name2fixturedefs.values() if definitions else ()) for d in defs}
+        if "module" in scopes:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+            grouped.add(item.nodeid)
+
+    def rank(item) -> tuple[bool, int]:
+        # A grouped module moves whole (split, its set-up would run again): by its file name alone.
+        named = item.nodeid.split("::")[0] if item.nodeid in grouped else item.nodeid
+        place = next((i for i, prefix in enumerate(SLOW_FIRST) if item.nodeid.startswith(prefix)), len(SLOW_FIRST))
+        return not any(name in named for name in SLOW_CLAWS), place
+    items.sort(key=rank)
 
 
 @pytest.fixture(scope="session")
