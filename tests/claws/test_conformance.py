@@ -84,6 +84,13 @@ def test_patch_attempt_resolves_and_keeps_the_claws_files_out(kit_claw, provider
     assert (row.claw_reported_input_tokens is not None) == kit_claw.reports_usage
     saved = [p for p in layout.transcript.rglob("*") if p.is_file() and p.name != "prompt.txt"]
     assert saved and all(p.stat().st_size > 0 for p in saved if p.suffix in (".json", ".jsonl"))
+    if kit_claw.name == "openclaw":  # streamed calls, and its backup is the session's event stream
+        assert all(r.stream and r.status == "ok" for r in ledger)
+        events = (layout.transcript / "openclaw-trajectory-main" / "events.jsonl").read_text()
+        assert FIX_MARK in events and '"name":"exec"' in events
+    if kit_claw.name == "mini-swe-agent":  # the installed package is the version rows name
+        traj = json.loads((layout.transcript / "traj.json").read_text())
+        assert traj["info"]["mini_version"] == row.claw_version
 
 
 def test_a_turn_past_its_deadline_is_stopped_and_typed_timeout(kit_claw, provider, gateway, store):
