@@ -14,17 +14,14 @@ import pandas as pd
 
 from analysis.bootstrap import nan_interval, paired_draws, task_matrices, weighted_mean
 from analysis.metrics import GROUP, pass_at_1
+from analysis.usage import known_mean_total
 
 
 def cost_accuracy(frame: pd.DataFrame, by: Sequence[str] = GROUP, **ci_options) -> pd.DataFrame:
     """pass@1 (with CI) joined with mean cost per priced attempt and total cost, per group."""
     accuracy = pass_at_1(frame, by, **ci_options)
-    priced = frame["cost_usd"].notna()
-    work = pd.DataFrame({**{col: frame[col] for col in by}, "cost_usd": frame["cost_usd"],
-                         "unpriced": (~priced).astype(int)})
-    cost = work.groupby(list(by), observed=True, sort=True).agg(
-        mean_cost=("cost_usd", "mean"), total_cost=("cost_usd", "sum"), unpriced=("unpriced", "sum"))
-    cost["total_cost"] = cost["total_cost"].where(cost["unpriced"] == 0)  # partly unknown = unknown
+    cost = known_mean_total(frame[list(by)], frame["cost_usd"]).rename(
+        columns={"mean": "mean_cost", "total": "total_cost", "unknown": "unpriced"})
     return accuracy.merge(cost.reset_index(), on=list(by), how="left")
 
 

@@ -55,6 +55,18 @@ def cost_summary(frame: pd.DataFrame, by: Sequence[str] = GROUP) -> pd.DataFrame
     return out.reset_index()
 
 
+def known_mean_total(keys: pd.DataFrame, values: pd.Series) -> pd.DataFrame:
+    """Per group of `keys`' columns: `mean` over the known values, `total` (NaN as soon as one
+    value is unknown: a partly unknown sum is unknown, never a lower bound read as the figure)
+    and `unknown`, the count of NaN values."""
+    by = list(keys.columns)
+    work = keys.assign(value=values.astype(float), unknown=values.isna().astype(int))
+    out = work.groupby(by, observed=True, sort=True).agg(
+        mean=("value", "mean"), total=("value", "sum"), unknown=("unknown", "sum"))
+    out["total"] = out["total"].where(out["unknown"] == 0)
+    return out
+
+
 def _sum_known(values: pd.Series) -> float:
     """Sum of collected counts; NaN (not 0) when none was collected, so an unknown cache-hit rate is not 0."""
     return values.sum(min_count=1)

@@ -11,6 +11,7 @@ import pandas as pd
 
 import clawmark
 from analysis.agreement import agreement_section
+from analysis.judge_cost import judge_cost_view
 from analysis.pareto import pareto_front
 from analysis.report import plots
 from analysis.report.html import render, table_html
@@ -23,7 +24,7 @@ LEADERBOARD_COLUMNS = ["rank", "claw", "model", "pass_at_1", "ci_low", "ci_high"
 
 
 OPTIONAL_SECTIONS = ("pareto-none", "tokens", "heatmap", "followup", "baselines", "harness_model", "followup_effect", "followups",
-                     "followup_leaks")
+                     "followup_leaks", "judge")
 
 
 def build_report(frame: pd.DataFrame, out_dir: str | Path, *, title: str = "clawmark report",
@@ -109,7 +110,13 @@ def _sections(t: ReportTables, folder: Path) -> list[dict[str, Any]]:
     specs = [
         ("leaderboard", "Leaderboard", plots.leaderboard(t.leaderboard), leaderboard_view(board),
          "pass@1 with 95% task-bootstrap intervals; rank interval and P(first) from the same paired bootstrap. "
+         "Cost counts every role, the judge's included (its share: Judge cost and time). "
          "Every column: tables/leaderboard.csv."),
+        ("judge", "Judge cost and time", None, judge_cost_view(t.extra.get("judge_cost", pd.DataFrame())),
+         "Per attempt, what the closed loop's judge (supervisor + user simulator) spent beside the executor: USD "
+         "(mean over priced attempts; a total with an unpriced attempt is unknown, —), tokens, and wall seconds of "
+         "the supervise and follow-up stages. Patch tasks have no judge (n/a); imported rows publish no judge "
+         "cost (—). Every column: tables/judge_cost.csv."),
         ("baselines", "Sanity baselines (oracle, nop)", None, t.extra.get("baselines"),
          "The reference answer (oracle) and doing nothing (nop) check the harness and the judge; they are not "
          "ranked and never sit on the front."),
@@ -135,7 +142,7 @@ def _sections(t: ReportTables, folder: Path) -> list[dict[str, Any]]:
         ("failures", "Measured failures by reason", None, t.failures, "Patch-caused evaluation failures stay in every denominator."),
         ("comparisons", "Paired comparisons", None, t.comparisons, "Each pair on the tasks both measured; Holm-corrected p-values."),
         ("leaks", "Leak-audit flags", None, t.leaks, "Follow-ups that shared long n-grams, file names, check names or score numbers with the hidden material."),
-        ("followup_leaks", "Follow-ups stopped by the leak audit", None, t.extra.get("followup_leaks"),
+        ("followup_leaks", "Follow-ups stopped by the leak audit", None, t.extra.get("followup_leaks", "judge"),
          "Per claw × model: simulator drafts never sent because the leak audit fired; the executor got the redacted "
          "retry (retry_sent) or the neutral continue message (neutral_sent). rows_checked: rows that record it."),
     ]

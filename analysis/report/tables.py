@@ -13,6 +13,7 @@ from analysis.compare import all_pairs
 from analysis.decompose import harness_model_effects
 from analysis.coverage import status_counts, with_missing
 from analysis.followup_leaks import followup_leak_table
+from analysis.judge_cost import judge_cost_table
 from analysis.metrics import GROUP, mean_score
 from analysis.pareto import cost_accuracy, front_share, on_front
 from analysis.ranking import rank_stability
@@ -57,7 +58,7 @@ def summarise(frame: pd.DataFrame, expected: pd.DataFrame | None = None, *, n_bo
     extra = {"baselines": cost_accuracy(baselines, n_boot=n_boot, seed=seed) if len(baselines) else pd.DataFrame(),
              "followup_effect": followup_effect(frame), "pass_by_followups": pass_by_followups(frame),
              "harness_model_effects": effects, "harness_model_cells": cells,
-             "followup_leaks": followup_leak_table(every_row)}
+             "followup_leaks": followup_leak_table(every_row), "judge_cost": judge_cost_table(every_row)}
     return ReportTables(
         leaderboard=points, front=front,
         breakdowns={dim: breakdown(with_capability_language(frame), dim, n_boot=n_boot, seed=seed)

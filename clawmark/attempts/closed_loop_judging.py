@@ -24,27 +24,48 @@ def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[Tr
     fills record.cycle and returns the evidence the follow-up needs (None when the supervisor
     failed: the record says so)."""
     from clawmark.judge.checks import check_image, run_checks
-    from clawmark.judge.evidence import Evidence
-    from clawmark.judge.supervisor import SupervisorFailed, judge_turn
-    from clawmark.webproxy.session import blocked_requests_note
 
     task, (turn, max_turns), cycle = session.task, turns, record.cycle
     (folder / "feedback.txt").write_text("", encoding="utf-8")  # replaced when a follow-up is written
     cycle.checks = run_checks(task, folder / "results", check_image())
     write_json(folder / "checks.json", [c.model_dump() for c in cycle.checks])
+    evidence = turn_evidence(messages, folder, session.layout.artifacts / "web")
+    judged = decide_turn(record, folder, task, evidence, role_chat(session, "supervisor"), turn=turn,
+                         max_turns=max_turns, snapshot=session.config.snapshot, fence=attempt_fence(session))
+    return evidence if judged else None
+
+
+def turn_evidence(messages: list[TranscriptMessage], folder: Path, web_dir: Path) -> Any:
+    """What the supervisor reads of one turn (its cycle folder): the transcript, the results
+    snapshot, the desktop screenshot of a headed task (taskenv/headed.py) and the requests the
+    attempt's web proxy (its artifacts' `web/`) refused. The supervise stage and `clawmark
+    rejudge` both build it here, so a re-judge reads what the first judge read."""
+    from clawmark.judge.evidence import Evidence
+    from clawmark.webproxy.session import blocked_requests_note
+
     evidence = Evidence.from_attempt(messages, folder / "results")
-    evidence.add_screenshots([p for p in [folder / "screen.png"] if p.is_file()])  # headed tasks (taskenv/headed.py)
-    evidence.notes += blocked_requests_note(session.layout.artifacts / "web")  # what the web proxy refused
+    evidence.add_screenshots([p for p in [folder / "screen.png"] if p.is_file()])
+    evidence.notes += blocked_requests_note(web_dir)
+    return evidence
+
+
+def decide_turn(record: CycleRecord, folder: Path, task: Any, evidence: Any, chat: Any, *, turn: int,
+                max_turns: int, snapshot: bool, fence: Any = None) -> bool:
+    """The supervisor's decision on the turn's evidence and `record.cycle.checks`, saved as
+    `decision.json` and set on the record; False (the record failed, the raw replies saved) when
+    it answered invalid twice."""
+    from clawmark.judge.supervisor import SupervisorFailed, judge_turn
+
     try:
-        judgement = judge_turn(task, evidence, cycle.checks, role_chat(session, "supervisor"), turn=turn,
-                               max_turns=max_turns, snapshot=session.config.snapshot, fence=attempt_fence(session))
+        judgement = judge_turn(task, evidence, record.cycle.checks, chat, turn=turn, max_turns=max_turns,
+                               snapshot=snapshot, fence=fence)
     except SupervisorFailed as exc:
         write_json(folder / "decision.json", {"error": str(exc), "raw_outputs": exc.raw_outputs})
         record.fail_with(Status.INFRA_ERROR, f"supervisor: {exc}", "supervisor_invalid")
-        return None
+        return False
     write_json(folder / "decision.json", judgement.model_dump(mode="json"))
-    cycle.decision = judgement.decision
-    return evidence
+    record.cycle.decision = judgement.decision
+    return True
 
 
 def wants_follow_up(record: CycleRecord, followups_left: int) -> bool:

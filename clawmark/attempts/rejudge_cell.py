@@ -127,11 +127,9 @@ def _start(source: AttemptRow, saved: Path, index: int, last: bool) -> CycleReco
 def _supervise(record: CycleRecord, folder: Path, task: Any, protocol: Any, chat: Any, web_dir: Path, *,
                turn: int, max_turns: int) -> None:
     """The supervise stage's judging (attempts/closed_loop_judging.py) over the saved turn."""
+    from clawmark.attempts.closed_loop_judging import decide_turn, turn_evidence
     from clawmark.judge.checks import CheckResult, check_image, run_checks
-    from clawmark.judge.evidence import Evidence
     from clawmark.judge.outcome import error_status
-    from clawmark.judge.supervisor import SupervisorFailed, judge_turn
-    from clawmark.webproxy.session import blocked_requests_note
 
     saved_checks = folder / "checks.json"
     if saved_checks.is_file():
@@ -140,21 +138,12 @@ def _supervise(record: CycleRecord, folder: Path, task: Any, protocol: Any, chat
         checks = run_checks(task, folder / "results", check_image())
         write_json(saved_checks, [c.model_dump() for c in checks])
     record.cycle.checks = checks
-    evidence = Evidence.from_attempt(visible_messages(folder), folder / "results")
-    evidence.add_screenshots([p for p in [folder / "screen.png"] if p.is_file()])
-    evidence.notes += blocked_requests_note(web_dir)
+    evidence = turn_evidence(visible_messages(folder), folder, web_dir)
     try:
-        judgement = judge_turn(task, evidence, checks, chat, turn=turn, max_turns=max_turns, snapshot=protocol.snapshot)
-    except SupervisorFailed as exc:
-        write_json(folder / "decision.json", {"error": str(exc), "raw_outputs": exc.raw_outputs})
-        record.fail_with(Status.INFRA_ERROR, f"supervisor: {exc}", "supervisor_invalid")
-        return
+        decide_turn(record, folder, task, evidence, chat, turn=turn, max_turns=max_turns, snapshot=protocol.snapshot)
     except Exception as exc:  # noqa: BLE001 - a provider or gateway failure: the world's error, typed
         write_json(folder / "decision.json", {"error": f"{type(exc).__name__}: {exc}"})
         record.fail_with(error_status(exc), f"judge: {type(exc).__name__}: {exc}", type(exc).__name__)
-        return
-    write_json(folder / "decision.json", judgement.model_dump(mode="json"))
-    record.cycle.decision = judgement.decision
 
 
 def _supervisor_chat(gateway: Any, attempt_id: str, task: Any, supervisor: str, token: str) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
 ROLES: tuple[str, ...] = ("executor", "supervisor", "user_simulator")
+JUDGE_ROLES: tuple[str, ...] = ("supervisor", "user_simulator")  # the closed loop's judge; the patch track has none
 TOKEN_KINDS: tuple[str, ...] = ("input", "cached", "cache_write", "output", "reasoning")
 
 # Accepted spellings of each total in a ledger summary (gateway UsageRecord names first).

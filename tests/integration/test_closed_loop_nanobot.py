@@ -1,7 +1,8 @@
 """Nanobot (the real nanobot-ai package in the task container) through a real two-turn
 closed-loop attempt on a scripted model: one session across turns (turn 2's reply is a trigger
 that only answers a request already holding turn 1's assistant message), the rewritten
-follow-up delivered as the second prompt, both turns in the ledger under `executor`."""
+follow-up delivered as the second prompt, both turns in the ledger under `executor`, and the
+judge's calls priced and timed in the row beside the executor's."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from analysis.judge_cost import judge_usage
 from clawmark.catalog import load_task
 from clawmark.gateway.ledger import read_ledger
-from clawmark.results import Status
+from clawmark.results import Status, to_frame, to_table
 from tests.integration.closed_loop_support import (  # noqa: F401
     FIXTURES,
     attempt,
@@ -47,3 +49,8 @@ def test_nanobot_two_turns_in_one_session(store, gateway, cassettes):  # noqa: F
     executor_calls = [r for r in read_ledger(Path(row.artifacts_dir) / "ledger.jsonl") if r.role == "executor"]
     assert [r.model for r in executor_calls] == ["scripted/nb-two"] * 2 and all(r.status == "ok" for r in executor_calls)
     assert row.usage["executor"].calls == 2
+    # the judge (two supervisor calls, one simulator call) is priced and timed beside the executor
+    assert (row.usage["supervisor"].calls, row.usage["user_simulator"].calls) == (2, 1)
+    judge = judge_usage(to_frame(to_table([row]))).iloc[0]
+    assert judge["judge_cost_usd"] > 0 and judge["judge_tokens"] > 0 and judge["judge_wall_s"] > 0
+    assert judge["judge_cost_usd"] == pytest.approx(row.usage["supervisor"].cost_usd + row.usage["user_simulator"].cost_usd)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from analysis.judge_cost import NOT_APPLICABLE, NOT_PUBLISHED
 from analysis.leaderboard import load_leaderboard
 from analysis.pareto import pareto_front
 from analysis.report import build_report
@@ -46,6 +47,14 @@ def test_leaderboard_csv_reproduces_every_published_pass_rate(reports):
     assert (top.claw, top.model, top.pass_at_1) == ("openclaw", "claude-opus-4.8", 0.475)
     assert top.ci_low < 0.455 < top.ci_high and top.rank_high >= 2  # the paper's top two are not separated
     assert board["mean_cost"].isna().all()  # no cost is published: NaN, never 0
+
+
+def test_imported_rows_have_no_judge_cost(reports):
+    ucb = pd.read_csv(reports["ucb"] / "tables" / "judge_cost.csv")
+    assert len(ucb) == 16 and (ucb["judge"] == NOT_PUBLISHED).all()
+    assert ucb[["judge_cost_mean", "judge_cost_total", "judge_tokens_mean", "judge_wall_s_mean"]].isna().all().all()
+    csb = pd.read_csv(reports["csb"] / "tables" / "judge_cost.csv")
+    assert (csb["track"] == "patch").all() and (csb["judge"] == NOT_APPLICABLE).all() and csb["judge_cost_mean"].isna().all()
 
 
 def test_imported_rows_carry_their_source_and_only_what_it_gives(store):

@@ -56,6 +56,18 @@ def test_errors_missing_failures_and_leaks_are_shown(report):
     assert "weights sum to one" in text and '"protocol_version": "1"' in text
 
 
+def test_judge_cost_beside_the_executors(report):
+    out, page = report
+    judge = pd.read_csv(out / "tables" / "judge_cost.csv").set_index(["claw", "model", "track"])
+    dear = judge.loc[("r", "dear", "closed_loop")]
+    assert (dear["executor_cost_mean"], dear["judge_cost_mean"]) == pytest.approx((0.08, 0.08 / 4 + 0.08 / 8))
+    assert dear["judge_cost_total"] == pytest.approx(4 * 0.03) and dear["attempts"] == 4
+    patch = judge.loc[("p", "dear", "patch")]
+    assert patch["judge"].startswith("n/a") and pd.isna(patch["judge_cost_mean"])  # no judge, not a free one
+    section = html.unescape(page).split('<section id="judge">')[1].split("</section>")[0]
+    assert "Judge cost and time" in section and "n/a" in section
+
+
 def test_followup_gain_table(report):
     out, _ = report
     gain = pd.read_csv(out / "tables" / "followup_gain.csv").set_index(["model", "turn"])["pass_rate"]
