@@ -53,6 +53,7 @@ class ClosedLoopLite:
     fixed_split: Fit
     gap_floor_pp: float
     ceiling: Ceiling
+    over_seeds: dict[str, list]  # held-out figures of the selection re-run with seeds seed, seed+1, …
 
     def as_json(self) -> dict:
         held = self.leave_one_model_out
@@ -60,7 +61,9 @@ class ClosedLoopLite:
                 "tau_b_heldout": held.tau_b, "mean_abs_gap_pp": held.mean_abs_gap_pp,
                 "max_abs_gap_pp": held.max_abs_gap_pp, "gap_floor_pp": self.gap_floor_pp, "strata": self.strata,
                 "validation": {"leave_one_model_out": asdict(held), "fixed_split": asdict(self.fixed_split),
-                               "in_sample": asdict(self.in_sample)}, "ceiling": asdict(self.ceiling)}
+                               "in_sample": asdict(self.in_sample)}, "ceiling": asdict(self.ceiling),
+                "validation_over_seeds": {**self.over_seeds, **{f"median_{k}": float(np.median(v))
+                                                                for k, v in self.over_seeds.items() if k != "seeds"}}}
 
     def summary_lines(self) -> list[str]:
         lines = [f"Lite: {len(self.task_ids)} of {self.tasks_full} tasks, {len(self.strata)} capability × language strata"]
@@ -69,6 +72,11 @@ class ClosedLoopLite:
             lines.append(f"{name}: τ-b {fit.tau_b:.3f} over {fit.setups} setups · mean |gap| {fit.mean_abs_gap_pp:.2f} pp"
                          f" · max |gap| {fit.max_abs_gap_pp:.2f} pp")
         lines.append(f"held-out gap floor: sd {self.gap_floor_pp:.2f} pp of what the seen setups cannot predict")
+        if len(runs := self.over_seeds["seeds"]) > 1:
+            tau, gap = self.over_seeds["lomo_tau_b"], self.over_seeds["lomo_mean_abs_gap_pp"]
+            lines.append(f"over seeds {runs[0]}–{runs[-1]}, leave-one-model-out: median τ-b {np.median(tau):.3f}"
+                         f" [{min(tau):.3f}, {max(tau):.3f}] · median mean |gap| {np.median(gap):.2f} pp · fixed split:"
+                         f" median τ-b {np.median(self.over_seeds['fixed_split_tau_b']):.3f}")
         top = self.ceiling
         lines.append(f"ceiling: the full table's own ranking under task bootstrap has median τ-b {top.bootstrap_tau_b_median:.3f}"
                      f" (≥ 0.95 in {top.bootstrap_share_tau_b_ge_095:.0%} of resamples); gaps at the floor give median τ-b"
@@ -97,31 +105,40 @@ def fit(full: pd.Series, lite: pd.Series) -> Fit:
     return Fit(len(full), kendall_tau_b(full, lite), float(gap.mean()), float(gap.max()))
 
 
-def select_closed_loop(frame: pd.DataFrame, *, size: int, seed: int = 0, restarts: int = 12) -> ClosedLoopLite:
-    rates, costs = calibration_matrices(frame)
+def select_closed_loop(frame: pd.DataFrame, *, size: int, seed: int = 0, restarts: int = 12,
+                       validation_seeds: int = 1) -> ClosedLoopLite:
+    """The subset chosen on every setup with `seed`, validated held out with `seed` and, since one
+    subset's held-out figures swing with the search's seed, with the next `validation_seeds - 1` seeds."""
+    rates, _ = calibration_matrices(frame)
     rates = rates.dropna(axis=0, how="any")  # tasks every setup measured
-    costs = costs.reindex_like(rates)
     strata = strata_of(frame, rates.index)
     quotas = equal_quotas(strata, size)
     full = rates.mean(axis=0)
+    models = frame.groupby(frame[["claw", "model"]].astype(str).agg(" × ".join, axis=1))["model"].first().astype(str)
 
-    def choose(columns: Sequence[str]) -> list[str]:
-        mask = steepest_swaps(rates[list(columns)].to_numpy(float), strata.to_numpy(), quotas, restarts=restarts, seed=seed)
+    def choose(columns: Sequence[str], run_seed: int) -> list[str]:
+        mask = steepest_swaps(rates[list(columns)].to_numpy(float), strata.to_numpy(), quotas, restarts=restarts,
+                              seed=run_seed)
         return sorted(map(str, rates.index[mask]))
 
-    chosen = choose(rates.columns)
-    models = frame.groupby(frame[["claw", "model"]].astype(str).agg(" × ".join, axis=1))["model"].first().astype(str)
-    held = pd.Series(index=rates.columns, dtype=float)
-    for model in sorted(models.reindex(rates.columns).unique()):
-        out = models.index[models == model].intersection(rates.columns)
-        subset = choose([c for c in rates.columns if c not in out])
-        held[out] = rates.loc[subset, out].mean(axis=0)
-    ordered = full.sort_values(ascending=False).index
-    test, train = ordered[1::2], ordered[0::2]
-    split_lite = rates.loc[choose(train), test].mean(axis=0)
+    def held_out(run_seed: int) -> tuple[Fit, Fit]:
+        """(leave-one-model-out, fixed split): every subset chosen without the setups it is scored on."""
+        held = pd.Series(index=rates.columns, dtype=float)
+        for model in sorted(models.reindex(rates.columns).unique()):
+            out = models.index[models == model].intersection(rates.columns)
+            held[out] = rates.loc[choose([c for c in rates.columns if c not in out], run_seed), out].mean(axis=0)
+        ordered = full.sort_values(ascending=False).index
+        test, train = ordered[1::2], ordered[0::2]
+        return fit(full, held), fit(full[test], rates.loc[choose(train, run_seed), test].mean(axis=0))
+
+    chosen = choose(rates.columns, seed)
+    runs = {run: held_out(run) for run in range(seed, seed + max(validation_seeds, 1))}
+    over_seeds = {"seeds": list(runs), "lomo_tau_b": [lomo.tau_b for lomo, _ in runs.values()],
+                  "lomo_mean_abs_gap_pp": [lomo.mean_abs_gap_pp for lomo, _ in runs.values()],
+                  "fixed_split_tau_b": [split.tau_b for _, split in runs.values()]}
     floor = gap_floor(rates, models, size)
-    return ClosedLoopLite(chosen, len(rates), quotas, fit(full, rates.loc[chosen].mean(axis=0)), fit(full, held),
-                          fit(full[test], split_lite), floor, ceiling(rates.to_numpy(float), floor, seed=seed))
+    return ClosedLoopLite(chosen, len(rates), quotas, fit(full, rates.loc[chosen].mean(axis=0)), *runs[seed], floor,
+                          ceiling(rates.to_numpy(float), floor, seed=seed), over_seeds)
 
 
 def gap_floor(rates: pd.DataFrame, models: pd.Series, size: int) -> float:

@@ -50,6 +50,18 @@ def test_quota_per_stratum_and_held_out_figures():
         select_closed_loop(frame, size=6)
 
 
+def test_held_out_figures_over_seeds_start_with_the_chosen_seed():
+    frame = _table()
+    lite = select_closed_loop(frame, size=8, seed=2, restarts=2, validation_seeds=3)
+    over = lite.as_json()["validation_over_seeds"]
+    assert over["seeds"] == [2, 3, 4] and len(over["lomo_tau_b"]) == len(over["fixed_split_tau_b"]) == 3
+    assert (over["lomo_tau_b"][0], over["fixed_split_tau_b"][0]) == (lite.leave_one_model_out.tau_b, lite.fixed_split.tau_b)
+    assert over["median_lomo_mean_abs_gap_pp"] == sorted(over["lomo_mean_abs_gap_pp"])[1]
+    later = select_closed_loop(frame, size=8, seed=3, restarts=2)  # seed 3 alone gives the list's second figures
+    assert (later.leave_one_model_out.tau_b, later.fixed_split.tau_b) == (over["lomo_tau_b"][1], over["fixed_split_tau_b"][1])
+    assert any(line.startswith("over seeds 2–4") for line in lite.summary_lines())
+
+
 def test_steepest_swaps_finds_a_planted_exact_subset():
     """Two strata; tasks 0 and 5 together have exactly the full column means: the search must find
     a subset with zero gap and no flip (objective 0)."""
