@@ -112,6 +112,8 @@ def lite_select(
     size: int = typer.Option(80, "--size", min=4, help="Subset size (closed-loop: a multiple of the capability × "
                              "language strata; patch: per-language quotas follow the 2/3/3/2 quartile pattern)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random restarts (same seed, same subset)."),
+    validation_seeds: int = typer.Option(1, "--validation-seeds", min=1, help="Closed-loop: also validate held out "
+                                         "with the next N-1 seeds and print the medians (held-out figures swing with the seed)."),
     out: Path | None = typer.Option(None, "--out", help="Write the chosen task ids here, one per line."),
     as_json: bool = typer.Option(False, "--json", help="Closed-loop: print size, tasks, held-out τ-b and gaps as JSON."),
 ) -> None:
@@ -126,7 +128,7 @@ def lite_select(
     closed = calibration_rows(rows)
     if len(closed):
         try:
-            chosen = select_closed_loop(closed, size=size, seed=seed)
+            chosen = select_closed_loop(closed, size=size, seed=seed, validation_seeds=validation_seeds)
         except ValueError as exc:
             typer.echo(f"--calibration {calibration}: {exc}", err=True)
             raise typer.Exit(2) from None

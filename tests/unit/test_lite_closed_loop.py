@@ -44,8 +44,22 @@ def test_quota_per_stratum_and_held_out_figures():
     assert out["size"] == 8 and out["tau_b_heldout"] == lite.leave_one_model_out.tau_b
     assert (lite.leave_one_model_out.setups, lite.fixed_split.setups, lite.in_sample.setups) == (6, 3, 6)
     assert lite.in_sample.mean_abs_gap_pp <= lite.leave_one_model_out.mean_abs_gap_pp  # seen setups fit better
+    assert set(out["ceiling"]) == {"bootstrap_tau_b_median", "bootstrap_share_tau_b_ge_095", "tau_b_at_gap_floor",
+                                   "gap_sd_for_tau_b_095_pp"} and -1 <= out["ceiling"]["bootstrap_tau_b_median"] <= 1
     with pytest.raises(ValueError, match="multiple of the 4"):
         select_closed_loop(frame, size=6)
+
+
+def test_held_out_figures_over_seeds_start_with_the_chosen_seed():
+    frame = _table()
+    lite = select_closed_loop(frame, size=8, seed=2, restarts=2, validation_seeds=3)
+    over = lite.as_json()["validation_over_seeds"]
+    assert over["seeds"] == [2, 3, 4] and len(over["lomo_tau_b"]) == len(over["fixed_split_tau_b"]) == 3
+    assert (over["lomo_tau_b"][0], over["fixed_split_tau_b"][0]) == (lite.leave_one_model_out.tau_b, lite.fixed_split.tau_b)
+    assert over["median_lomo_mean_abs_gap_pp"] == sorted(over["lomo_mean_abs_gap_pp"])[1]
+    later = select_closed_loop(frame, size=8, seed=3, restarts=2)  # seed 3 alone gives the list's second figures
+    assert (later.leave_one_model_out.tau_b, later.fixed_split.tau_b) == (over["lomo_tau_b"][1], over["fixed_split_tau_b"][1])
+    assert any(line.startswith("over seeds 2–4") for line in lite.summary_lines())
 
 
 def test_steepest_swaps_finds_a_planted_exact_subset():
@@ -65,5 +79,12 @@ def test_shipped_suite_is_the_selection_on_the_published_table(tmp_path):
     picked = json.loads(result.stdout)
     suite = yaml.safe_load(open(SUITE, encoding="utf-8"))
     assert picked["tasks"] == suite["tasks"] and picked["size"] == 80
-    held = suite["validation"]["leave_one_model_out"]
-    assert (round(picked["tau_b_heldout"], 4), round(picked["mean_abs_gap_pp"], 4)) == (held["tau_b"], held["mean_abs_gap_pp"])
+    shipped = suite["validation"]
+    for name in ("leave_one_model_out", "fixed_split", "in_sample"):
+        assert {k: round(v, 4) for k, v in picked["validation"][name].items()} == shipped[name], name
+    held = shipped["leave_one_model_out"]
+    assert (picked["tau_b_heldout"], picked["mean_abs_gap_pp"], picked["max_abs_gap_pp"]) == pytest.approx(
+        (held["tau_b"], held["mean_abs_gap_pp"], held["max_abs_gap_pp"]), abs=1e-4)
+    assert {k: round(v, 4) for k, v in picked["ceiling"].items()} == shipped["ceiling"]
+    # the goal (held-out τ-b ≥ 0.95) is out of reach on this table: its own ranking rarely survives a task bootstrap
+    assert picked["ceiling"]["bootstrap_share_tau_b_ge_095"] < 0.5 and picked["ceiling"]["tau_b_at_gap_floor"] < 0.95
