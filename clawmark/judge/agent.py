@@ -42,7 +42,8 @@ class AgentJudgeError(RuntimeError):
 class AgentRunConfig(BaseModel):
     """Limits of one judge container."""
 
-    timeout_s: float = Field(900.0, gt=0, description="One codex run (upstream: 300 s a call, 900 s with retries).")
+    timeout_s: float = Field(600.0, gt=0, description="One codex run (upstream: 300 s a run, 900 s with its "
+                             "retries); a follow-up's four runs at most (repair, leak retry) stay in its stage's hour.")
     cpus: float = Field(1.0, gt=0)
     memory_mb: int = Field(2048, gt=0)
     labels: dict[str, str] = Field(default_factory=dict, description="Owner labels (sweep, cell, attempt).")
