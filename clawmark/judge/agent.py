@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from clawmark.judge.chat import ChatFn
 from clawmark.judge.evidence import Evidence, message_text
 from clawmark.judge.fence import Fence
+from clawmark.runtime.errors import RuntimeFailure
 
 JUDGE_IMAGE = "judge-codex"
 SESSION = "/session"
@@ -35,8 +36,9 @@ PROVIDER = "clawmark"
 TOKEN_VAR = "CLAWMARK_ROLE_TOKEN"
 
 
-class AgentJudgeError(RuntimeError):
-    """The role's codex run ended without an answer (exit code, timeout): the world's failure, an infra error."""
+class AgentJudgeError(RuntimeFailure):
+    """The role's codex run ended without an answer (exit code, timeout): an infra error, never retried
+    as a stage (the gateway already retried the provider; a timeout does not heal)."""
 
 
 class AgentRunConfig(BaseModel):

@@ -71,3 +71,23 @@ def test_the_supervisor_and_the_simulator_see_what_upstreams_roles_see(tmp_path)
     assert "│ visible/result/report.xlsx" in readme  # the executor's file names inside the fence
     assert json.loads((simulator / "workspace_manifest.json").read_text())["available_images"] == [
         "visible/result/charts/peak.png"]
+
+
+def test_an_agent_run_gets_the_whole_conversation_and_its_failure_is_the_worlds():
+    from clawmark.attempts.stages import retryable
+    from clawmark.judge.agent import AgentJudgeError, codex_config, conversation_prompt
+    from clawmark.judge.outcome import error_status
+    from clawmark.results import Status
+
+    repair = conversation_prompt([{"role": "system", "content": "You judge."},
+                                  {"role": "user", "content": [{"type": "text", "text": "EXECUTOR TURN 1 OF 3"},
+                                                               {"type": "image_url", "image_url": {"url": "x"}}]},
+                                  {"role": "assistant", "content": "not json"},
+                                  {"role": "user", "content": "SUPERVISOR REPAIR: answer JSON"}])
+    assert repair.index("You judge.") < repair.index("EXECUTOR TURN 1") < repair.index(
+        "## Your previous answer\nnot json") < repair.index("SUPERVISOR REPAIR")
+    config = codex_config("scripted/sup", "http://10.0.0.1:4000/a/att/supervisor/v1")
+    assert 'wire_api = "responses"' in config and 'env_key = "CLAWMARK_ROLE_TOKEN"' in config
+    assert 'base_url = "http://10.0.0.1:4000/a/att/supervisor/v1"' in config  # the role's route, no key in it
+    failed = AgentJudgeError("codex exit 1")
+    assert error_status(failed) is Status.INFRA_ERROR and not retryable(failed)
