@@ -48,7 +48,8 @@ ls /tmp_workspace/results"""
 READ_CELL = ("python3 -c \"import json, openpyxl; c = openpyxl.load_workbook('visible/result/report.xlsx').active['B2']"
              ".value; h = [json.loads(x)['turn'] for x in open('role_history.jsonl')]; print('{tag}', c, 'HIST', h)\"")
 SIM_PROBE = ("find . -type f | sort; cat supervisor_feedback.json; echo; grep -rl SUP-RATIONALE . ; "
-             "echo \"grep exit $?\"; curl -s -m 5 http://deb.debian.org/ >/dev/null; echo \"outside exit $?\"")
+             "echo \"grep exit $?\"; curl -s -m 5 http://deb.debian.org/ >/dev/null; echo \"outside exit $?\"; "
+             "curl -s -m 5 http://1.1.1.1/ >/dev/null; echo \"address exit $?\"")
 FEEDBACK = "FEEDBACK-2b7e please double-check the workbook"
 
 
@@ -96,7 +97,8 @@ def test_the_agent_supervisor_opens_the_workbook_the_prompt_supervisor_only_list
     four = json.loads(re.search(r"^\{.*?\}$", seen, re.M | re.S).group(0))
     assert sorted(four) == ["attempt_state", "recoverable", "score", "verdict"] and four["verdict"] == "continue"
     assert "grep exit 1" in seen  # the withheld rationale is nowhere in the simulator's workspace
-    assert "outside exit 0" not in seen and "outside exit" in seen  # the judge container reaches only the gateway
+    # the judge container reaches only the gateway: no name resolves, no outside address answers
+    assert re.search(r"^outside exit [1-9]", seen, re.M) and re.search(r"^address exit [1-9]", seen, re.M)
 
     ledger = read_ledger(Path(row.artifacts_dir) / "ledger.jsonl")
     calls = {role: [r for r in ledger if r.role == role] for role in ("supervisor", "user_simulator")}
