@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from clawmark.gateway import client
+from clawmark.gateway import client, replay
 from clawmark.gateway.cassettes import content_text
 from clawmark.gateway.errors import InvalidRequest
 
@@ -124,8 +124,14 @@ async def handle_responses(gateway, route, role: str, body: dict):
         raise InvalidRequest("previous_response_id is not supported by the clawmark gateway: send the full input")
     chat_body = chat_request(body)
     kwargs = gateway.call_kwargs(route, role, chat_body)
-    completion = await client.acomplete(**kwargs)
-    response = to_response(completion.response, kwargs["model"])
+    slot = route.replays.claim(role, kwargs)  # a rerun judging stage: answers its failed run paid for
+    answer = slot.answer if slot is not None else None
+    if answer is not None:
+        route.ledger.append(replay.replayed_record(route.attempt_id, role, kwargs["model"], False))
+    else:
+        answer = (await client.acomplete(**kwargs)).response
+        route.replays.keep(slot, answer)
+    response = to_response(answer, kwargs["model"])
     if body.get("stream"):
         return StreamingResponse(stream_events(response), media_type="text/event-stream")
     return JSONResponse(response)
