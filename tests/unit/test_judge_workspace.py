@@ -91,3 +91,16 @@ def test_an_agent_run_gets_the_whole_conversation_and_its_failure_is_the_worlds(
     assert 'base_url = "http://10.0.0.1:4000/a/att/supervisor/v1"' in config  # the role's route, no key in it
     failed = AgentJudgeError("codex exit 1")
     assert error_status(failed) is Status.INFRA_ERROR and not retryable(failed)
+
+
+def test_the_agent_prompt_points_at_the_workspace_and_keeps_the_harness_notes_fenced():
+    from clawmark.judge.agent import WorkspaceEvidence
+    from clawmark.judge.evidence import Evidence
+
+    evidence = Evidence.from_attempt([{"role": "assistant", "content": "TRANSCRIPT-BODY-77"}], None)
+    evidence.notes.append("## Web requests blocked by the benchmark\nPOST https://shop.example/buy")
+    fence = Fence.new()
+    text = WorkspaceEvidence(**evidence.model_dump()).render_text(fence)
+    assert "TRANSCRIPT-BODY-77" not in text and "visible/result/" in text  # the files are in the workspace
+    assert f"{fence.open('requests the executor made')}\n│ POST https://shop.example/buy" in text
+    assert WorkspaceEvidence(**evidence.model_dump()).raw_text() == evidence.raw_text()  # the leak audit's side
