@@ -98,7 +98,7 @@ def judge_for(session: Any, role: str, folder: Path, evidence: Any, turns: tuple
     import tempfile
 
     from clawmark.attempts.gateway_link import container_url
-    from clawmark.judge.agent import WorkspaceEvidence, agent_chat
+    from clawmark.judge.agent import AgentRunConfig, WorkspaceEvidence, agent_chat
     from clawmark.judge.chat import role_settings
     from clawmark.judge.workspace import build_role_workspace
 
@@ -114,7 +114,8 @@ def judge_for(session: Any, role: str, folder: Path, evidence: Any, turns: tuple
         write_json(record / "workspace_manifest.json", manifest)
         chat = agent_chat(workspace, record, model=settings.model, reasoning_effort=settings.reasoning_effort,
                           base_url=container_url(session.gateway, session.attempt_id, role),
-                          token=session.role_tokens[role])
+                          token=session.role_tokens[role],
+                          config=AgentRunConfig(labels={"clawmark.attempt": session.attempt_id}))
         yield chat, WorkspaceEvidence(**evidence.model_dump())
 
 
