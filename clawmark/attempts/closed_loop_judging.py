@@ -114,7 +114,7 @@ def judge_for(session: Any, role: str, folder: Path, evidence: Any, turns: tuple
         write_json(record / "workspace_manifest.json", manifest)
         chat = agent_chat(workspace, record, model=settings.model, reasoning_effort=settings.reasoning_effort,
                           base_url=container_url(session.gateway, session.attempt_id, role),
-                          token=session.role_tokens[role],
+                          token=session.role_tokens[role], role=role, ledger=session.layout.ledger,
                           config=AgentRunConfig(labels={"clawmark.attempt": session.attempt_id}))
         yield chat, WorkspaceEvidence(**evidence.model_dump())
 

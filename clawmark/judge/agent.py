@@ -24,6 +24,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from clawmark.gateway.errors import (AuthError, BudgetExceeded, CallAbandoned, ContextWindowExceeded, InvalidRequest,
+                                     ModelError, RateLimited, UpstreamUnavailable)
+from clawmark.gateway.ledger import read_ledger
 from clawmark.judge.chat import ChatFn
 from clawmark.judge.evidence import Evidence, fenced_note, message_text
 from clawmark.judge.fence import Fence
@@ -70,8 +73,8 @@ def conversation_prompt(messages: list[dict]) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def agent_chat(workspace: Path, record_dir: Path, *, model: str, base_url: str, token: str,
-               reasoning_effort: str | None = None, config: AgentRunConfig | None = None) -> ChatFn:
+def agent_chat(workspace: Path, record_dir: Path, *, model: str, base_url: str, token: str, role: str,
+               ledger: Path, reasoning_effort: str | None = None, config: AgentRunConfig | None = None) -> ChatFn:
     """A ChatFn running the role's codex over `workspace` (a host folder named `workspace`, copied
     in); each run's
     prompt, last message, codex events and rollout land in `record_dir/run-<k>/`."""
@@ -84,10 +87,28 @@ def agent_chat(workspace: Path, record_dir: Path, *, model: str, base_url: str, 
         record.mkdir(parents=True, exist_ok=True)
         prompt = conversation_prompt(messages)
         (record / "prompt.md").write_text(prompt, encoding="utf-8")
-        return run_codex(workspace, record, prompt, model=model, base_url=base_url, token=token,
-                         reasoning_effort=reasoning_effort, config=config)
+        before = len(read_ledger(ledger))
+        try:
+            return run_codex(workspace, record, prompt, model=model, base_url=base_url, token=token,
+                             reasoning_effort=reasoning_effort, config=config)
+        except AgentJudgeError as exc:
+            raise model_error_behind(ledger, role, before) or exc from exc
 
     return chat
+
+
+def model_error_behind(ledger: Path, role: str, before: int) -> ModelError | None:
+    """The gateway's error that ended the run, typed as a prompt judge's call would raise it (a
+    spent role cap is budget_exhausted, a provider's 429 rate_limit), from the role's last ledger
+    line of the run; None when the run's calls went through (codex itself failed)."""
+    lines = [r for r in read_ledger(ledger)[before:] if r.role == role and not r.replayed]
+    failed = lines[-1] if lines and lines[-1].status != "ok" else None
+    if failed is None:
+        return None
+    kinds = {kind.kind: kind for kind in (RateLimited, UpstreamUnavailable, AuthError, InvalidRequest,
+                                          ContextWindowExceeded, BudgetExceeded, CallAbandoned)}
+    return kinds.get(failed.status, ModelError)(f"{role}'s codex run ended on the gateway's {failed.status}: "
+                                                f"{failed.error or ''}".strip())
 
 
 def run_codex(workspace: Path, record: Path, prompt: str, *, model: str, base_url: str, token: str,
