@@ -8,8 +8,7 @@ the transcript). Under the agent judge the supervisor opens the workbook with a 
 only pass from its content (a cassette with no step for any other tool output fails the call);
 turn 1 it asks for more, the simulator lists its workspace and probes the network from its own
 container, and turn 2 the supervisor reads its own history and passes. Under the prompt judge the
-same deliverable reaches the supervisor only as a listed binary file. A supervisor whose cap is
-spent ends the attempt as a prompt judge's refused call would."""
+same deliverable reaches the supervisor only as a listed binary file."""
 
 from __future__ import annotations
 
@@ -118,12 +117,6 @@ def test_the_agent_supervisor_opens_the_workbook_the_prompt_supervisor_only_list
     assert (prompt.status, prompt.judge_mode) == (Status.FAIL, "prompt"), prompt.error_message
     assert cycle_json(prompt, 0, "decision.json")["supervisor_decision"]["rationale"] == "ONLY-LISTED"
     assert not cycle_file(prompt, 0, "agent").exists()
-
-    spent = attempt(xlsx_task, executor, store, gateway, judge="agent", supervisor_model=supervisor,
-                    judge_budget_usd=0.0, sweep_id="agent-judge-capped")  # the role's cap, reached at once
-    assert spent.status is Status.BUDGET_EXHAUSTED, spent.error_message  # as a prompt judge's refused call
-    refused = [r for r in read_ledger(Path(spent.artifacts_dir) / "ledger.jsonl") if r.role == "supervisor"]
-    assert refused and all((r.status, r.cost_usd) == ("budget_exceeded", 0.0) for r in refused)
 
 
 def _command_outputs(run: Path) -> str:

@@ -104,3 +104,29 @@ def test_the_agent_prompt_points_at_the_workspace_and_keeps_the_harness_notes_fe
     assert "TRANSCRIPT-BODY-77" not in text and "visible/result/" in text  # the files are in the workspace
     assert f"{fence.open('requests the executor made')}\n│ POST https://shop.example/buy" in text
     assert WorkspaceEvidence(**evidence.model_dump()).raw_text() == evidence.raw_text()  # the leak audit's side
+
+
+def test_a_run_the_gateway_stopped_is_typed_as_the_gateways_error(tmp_path):
+    """The supervisor's cap is spent: its Responses call is refused by the real gateway, and the
+    failed run becomes BudgetExceeded (budget_exhausted), as a prompt judge's call would."""
+    import httpx
+
+    from clawmark.attempts.gateway_link import host_url, register
+    from clawmark.gateway.errors import BudgetExceeded
+    from clawmark.gateway.server import GatewayConfig, GatewayServer
+    from clawmark.judge.agent import model_error_behind
+    from clawmark.judge.outcome import error_status
+    from clawmark.results import Status
+
+    ledger = tmp_path / "ledger.jsonl"
+    models = dict.fromkeys(("executor", "supervisor", "user_simulator"), "scripted/gateway-test")
+    with GatewayServer(GatewayConfig(ledger_dir=tmp_path)) as gw:
+        tokens = register(gw, "capped", models, {"executor": 1.0, "supervisor": 0.0, "user_simulator": 1.0}, ledger)
+        sent = lambda role: httpx.post(host_url(gw, "capped", role) + "/responses", timeout=30,  # noqa: E731
+                                       headers={"authorization": f"Bearer {tokens[role]}"},
+                                       json={"input": "fix the failing test", "stream": True})
+        assert sent("user_simulator").status_code == 200
+        assert model_error_behind(ledger, "user_simulator", 0) is None  # its calls went through
+        assert sent("supervisor").status_code == 402
+    typed = model_error_behind(ledger, "supervisor", 0)
+    assert isinstance(typed, BudgetExceeded) and error_status(typed) is Status.BUDGET_EXHAUSTED
