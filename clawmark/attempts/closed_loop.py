@@ -55,6 +55,10 @@ class ClosedLoopAttemptConfig(BaseModel):
     total_timeout_s: float | None = Field(None, gt=0, description="Override of the task's max_total_seconds.")
     judge_budget_usd: float = Field(2.0, ge=0, description="Spend cap of each judge role (supervisor, user simulator), "
                                     "its own: the claw's spend (budgets.cost_usd) never reaches it.")
+    judge: Literal["prompt", "agent"] = Field(
+        "prompt", description="How the supervisor and the user simulator judge: prompt = one model call over "
+        "bounded evidence (cheap; the demo's); agent = each role runs the Codex CLI in a judge container of its "
+        "own over a role workspace built as upstream's (clawmark/judge/agentic), reaching only the gateway.")
     deadline_grace_s: float = Field(30.0, ge=0, description="Host deadline of a turn = its budget + this.")
     runtime_preamble: bool = Field(True, description="Open the first executor prompt with the container's facts "
                                    "(workspace, results root, skills' SKILL.md, display, browser), as UniClawBench's "
@@ -134,7 +138,8 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
               "base_skills": skills_identity(base_skills_for(task, config.base_skills)),
               "image_model": config.image_model, "turn_timeout_s": config.turn_timeout_s,
               "total_timeout_s": config.total_timeout_s, "preamble": preamble_digest(task, claw, config),
-              **web_identity(config.web), **_profile_identity(task, config)}  # absent = no proxy: old keys hold
+              **web_identity(config.web), **_profile_identity(task, config),  # absent = no proxy: old keys hold
+              **({} if config.judge == "prompt" else {"judge": config.judge})}  # prompt cells keep their keys
     return {
         "sweep_id": sweep_id,
         "track": Track.CLOSED_LOOP,

@@ -9,6 +9,8 @@ replies are kept); a check that crashes is a failed check (the attempt goes on).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +32,9 @@ def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[Tr
     cycle.checks = run_checks(task, folder / "results", check_image())
     write_json(folder / "checks.json", [c.model_dump() for c in cycle.checks])
     evidence = turn_evidence(messages, folder, session.layout.artifacts / "web")
-    judged = decide_turn(record, folder, task, evidence, role_chat(session, "supervisor"), turn=turn,
-                         max_turns=max_turns, snapshot=session.config.snapshot, fence=attempt_fence(session))
+    with judge_for(session, "supervisor", folder, evidence, turns) as (chat, shown):
+        judged = decide_turn(record, folder, task, shown, chat, turn=turn, max_turns=max_turns,
+                             snapshot=session.config.snapshot, fence=attempt_fence(session))
     return evidence if judged else None
 
 
@@ -85,8 +88,10 @@ def follow_up(session: Any, record: CycleRecord, folder: Path, evidence: Any, tu
     task, cycle = session.task, record.cycle
     view = firewall(cycle.decision)
     try:
-        sent = gated_follow_up(task, view, evidence, role_chat(session, "user_simulator"), turn=turn,
-                               max_turns=max_turns, snapshot=session.config.snapshot, fence=attempt_fence(session))
+        with judge_for(session, "user_simulator", folder, evidence, (turn, max_turns), view.model_dump()) as (chat,
+                                                                                                         shown):
+            sent = gated_follow_up(task, view, shown, chat, turn=turn, max_turns=max_turns,
+                                   snapshot=session.config.snapshot, fence=attempt_fence(session))
     except SimulatorFailed as exc:
         write_json(folder / "simulator.json", {"view": view.model_dump(), "error": str(exc),
                                                "raw_outputs": exc.raw_outputs})
@@ -99,6 +104,56 @@ def follow_up(session: Any, record: CycleRecord, folder: Path, evidence: Any, tu
     cycle.feedback, cycle.leak_flags, cycle.leak_blocked = sent.message, sent.flags, sent.blocked
     (folder / "feedback.txt").write_text(cycle.feedback, encoding="utf-8")
     write_json(folder / "leak.json", cycle.leak_flags)
+
+
+@contextmanager
+def judge_for(session: Any, role: str, folder: Path, evidence: Any, turns: tuple[int, int],
+              firewall_view: dict | None = None) -> Iterator[tuple[Any, Any]]:
+    """The role's ChatFn and the evidence its prompt carries: under the prompt judge the bounded
+    evidence over one model call; under the agent judge (clawmark.judge.agent) a codex run in the
+    role's own container over its workspace, which lives only as long as the call (it holds the
+    hidden references); each run's prompt, events and rollout stay in `cycles/<n>/agent/<role>/`."""
+    if session.config.judge != "agent":
+        yield role_chat(session, role), evidence
+        return
+    import tempfile
+
+    from clawmark.attempts.gateway_link import container_url
+    from clawmark.judge.agent import AgentRunConfig, WorkspaceEvidence, agent_chat
+    from clawmark.judge.chat import role_settings
+    from clawmark.judge.workspace import build_role_workspace
+
+    settings = role_settings(session.task, role, session.models[role])  # type: ignore[arg-type]
+    record = folder / "agent" / role
+    with tempfile.TemporaryDirectory(prefix="clawmark-workspace-") as tmp:
+        workspace = Path(tmp) / "workspace"
+        manifest = build_role_workspace(workspace, role, task=session.task, snapshot=session.config.snapshot,  # type: ignore[arg-type]
+                                        turn=turns[0], max_turns=turns[1], cycle=folder, fence=attempt_fence(session),
+                                        history=role_history(session.layout, role, turns[0]),
+                                        firewall_view=firewall_view)
+        record.mkdir(parents=True, exist_ok=True)
+        write_json(record / "workspace_manifest.json", manifest)
+        chat = agent_chat(workspace, record, model=settings.model, reasoning_effort=settings.reasoning_effort,
+                          base_url=container_url(session.gateway, session.attempt_id, role),
+                          token=session.role_tokens[role], role=role, ledger=session.layout.ledger,
+                          config=AgentRunConfig(labels={"clawmark.attempt": session.attempt_id}))
+        yield chat, WorkspaceEvidence(**evidence.model_dump())
+
+
+def role_history(layout: Any, role: str, turn: int) -> list[dict]:
+    """The role's answers of the cycles before `turn`, as upstream's role_history.jsonl keeps them
+    (the supervisor's decisions; the simulator's messages), read back from the cycle folders."""
+    import json
+
+    history = []
+    for earlier in range(1, turn):
+        name = "decision.json" if role == "supervisor" else "simulator.json"
+        path = layout.cycle(earlier - 1) / name
+        saved = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        answer = saved.get("supervisor_decision") if role == "supervisor" else saved.get("output")
+        if answer:
+            history.append({"turn": earlier, **answer})
+    return history
 
 
 def attempt_fence(session: Any) -> Any:

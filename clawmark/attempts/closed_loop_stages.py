@@ -304,6 +304,6 @@ def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
         wall=s.clock.times(), started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash,
         scripted_model=is_scripted(s.model), artifacts_dir=str(layout.dir), network_policy=config.network_policy,
         snapshot_mode=config.snapshot, **row_web_counts(layout.artifacts / "web"), **cross_check,
-        runtime_profile=runtime_profile(s.task, config.executor),
+        runtime_profile=runtime_profile(s.task, config.executor), judge_mode=config.judge,
         supervisor_model=s.models["supervisor"],
     )

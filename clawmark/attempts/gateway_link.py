@@ -17,8 +17,9 @@ def register(gateway: Any, attempt_id: str, models: dict[str, str], caps: dict[s
     """Pin each role's model and cost cap (`models`, `caps`: role -> ...; the claw can change
     neither) and return each role's bearer token. Only the executor's token may go where the
     claw runs: it opens the executor's route (and the vision route, when `image_model` is set)
-    and nothing else; a judge's token stays in this process, so the claw cannot call, read or
-    bill its judge, and the executor's spend cannot eat the judge's cap."""
+    and nothing else; a judge's token stays in this process or its own judge container (agent
+    mode), so the claw cannot call, read or bill its judge, and the executor's spend cannot eat
+    the judge's cap."""
     route = gateway.register_attempt(attempt_id, model=models["executor"], budget_usd=caps["executor"],
                                      role_budgets=caps, role_models=models, ledger_path=ledger, params=params,
                                      fallback_price=fallback_price, require_token=True)

@@ -178,7 +178,7 @@ def _row(source: AttemptRow, outcome: Any, layout: Any, fields: dict[str, Any], 
     return AttemptRow(**{name: getattr(source, name) for name in CARRIED_FIELDS}, **fields, attempt_id=attempt_id,
                       **outcome.row_fields(), usage={**source.usage, SUPERVISOR_ROLE: judge}, wall=wall,
                       started_at=started, finished_at=datetime.now(UTC), config_hash=config_hash,
-                      artifacts_dir=str(layout.dir), supervisor_model=supervisor,
+                      artifacts_dir=str(layout.dir), supervisor_model=supervisor, judge_mode="prompt",
                       rejudge_of=source.rejudge_of or source.attempt_id)  # a re-judge of a re-judge: the run itself
 
 

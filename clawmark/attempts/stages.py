@@ -99,7 +99,7 @@ def _clean_up(state: Any, cleanup: Stage, call: Caller) -> None:
 
 _NEVER_RETRIED_NAMES = frozenset({"PreExecFailed", "HistoryLeak", "PatchTooLarge", "InstanceUnbuildable",
                                   "PredictionsError", "OutOfMemory", "ArchiveTooLarge", "UnknownClaw",
-                                  "ExecTimeout"})
+                                  "ExecTimeout", "AgentJudgeError"})
 
 
 def retryable(exc: BaseException) -> bool:

@@ -10,7 +10,8 @@ executor saw and what it wrote.
 
 Seen text is excused by the executor's own work, the follow-up channel of cycle n only by work
 done up to turn n: a follow-up cannot be excused by a deliverable that copied it afterwards.
-The supervisor's files (decision.json, checks.json) and the harness side (config, ledger, the
+The supervisor's files (decision.json, checks.json), the agentic judges' runs (cycles/*/agent/: the
+simulator's answer is scanned in simulator.json) and the harness side (config, ledger, the
 package copy under package/, pre_exec logs) hold the rubric by design and are not scanned; the
 references kept under package/ are that attempt's hidden material (scan.py adds them).
 """

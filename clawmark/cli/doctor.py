@@ -11,7 +11,8 @@ import typer
 
 LOW_DISK_BYTES = 10 * 2**30
 DEMO_IMAGES = ("python", "workstation", "claw-nanobot", "claw-mini-swe-agent")  # the Makefile's DEMO_IMAGES
-ROLES = {"task-runtime": "closed-loop tasks", "task-desktop": "headed closed-loop tasks (a desktop)"}
+ROLES = {"task-runtime": "closed-loop tasks", "task-desktop": "headed closed-loop tasks (a desktop)",
+         "judge-agent": "the agentic judge (closed_loop.judge: agent)"}
 
 
 @dataclass

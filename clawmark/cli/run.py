@@ -27,10 +27,10 @@ ROW_FIELDS = ("task_id", "claw", "model", "seed", "status", "resolved", "resolut
 CLOSED_LOOP_FIELDS = ("task_id", "claw", "model", "seed", "status", "passed", "score", "threshold", "turns",
                       "followups_used", "best_turn", "turn_scores", "checks_passed", "checks_total",
                       "leak_flags", "failure_reason", "error_kind", "error_message", "network_policy",
-                      "snapshot_mode", "runtime_profile", "web_hits", "web_misses", "cell_key", "attempt_id", "artifacts_dir")
+                      "snapshot_mode", "runtime_profile", "judge_mode", "web_hits", "web_misses", "cell_key", "attempt_id", "artifacts_dir")
 OPTION_OF = {"network_policy": "--network", "supervisor_model": "--supervisor-model",
              "simulator_model": "--simulator-model", "image": "--image", "snapshot": "--snapshot",
-             "web": "--web", "env_file": "--env-file", "executor": "--executor"}
+             "web": "--web", "env_file": "--env-file", "executor": "--executor", "judge": "--judge"}
 SWEEP_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -62,6 +62,8 @@ def run(
     executor: str = typer.Option("auto", "--executor", help="Closed loop: who the executor is in its container "
                                  "(capabilities dropped, no-new-privileges either way): root, user (uid 1000), or "
                                  "auto = root for upstream-layout tasks, as upstream's runner."),
+    judge: str = typer.Option("prompt", "--judge", help="Closed loop: prompt (one model call per judge role) or "
+                              "agent (each role runs the Codex CLI in a judge container reaching only the gateway)."),
     env_file: Path | None = typer.Option(None, "--env-file", exists=True, dir_okay=False, help="Closed loop: "
                                          "KEY=VALUE file of the task's `.privacy` values (over the environment); "
                                          "they reach the executor's environment only."),
@@ -86,7 +88,7 @@ def run(
     if task is not None:
         closed = {"supervisor_model": supervisor_model, "simulator_model": simulator_model,
                   "network_policy": network, "snapshot": snapshot, "image": image, "env_file": env_file,
-                  "executor": executor}
+                  "executor": executor, "judge": judge}
         if web is not None or web_rules is not None:
             closed["web"] = {"mode": web or "live", "block": _web_rules(web_rules)}
         row = _run_closed_loop(task, claw, model, seed, store, sweep_id, budgets, closed)

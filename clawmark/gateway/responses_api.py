@@ -1,6 +1,12 @@
-"""A minimal OpenAI Responses API over chat completions, for claws that only speak it.
-Stateless: `previous_response_id` is refused (send the whole input). Streaming replays the
-finished reply as Responses events (text deltas, function calls, response.completed)."""
+"""A minimal OpenAI Responses API over chat completions, for claws that only speak it and for the
+agentic judge (the Codex CLI 0.120.0: `store: false`, streamed, the whole input every request,
+`exec_command` / `view_image` function tools, a `web_search` tool no chat model can run, reasoning
+as `reasoning.effort`). Stateless: `previous_response_id` is refused (send the whole input).
+Images (`input_image` parts, or a tool output that is a list of parts, as `view_image` returns)
+become chat image parts; a tool's images follow its tool message as a user message, since chat
+tool messages carry text only. Input items chat has no place for (reasoning, web search calls)
+are dropped. Streaming replays the finished reply as Responses events (text deltas, function
+calls, response.completed)."""
 
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ from typing import Any, Iterator
 
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from clawmark.gateway import client
+from clawmark.gateway import client, replay
 from clawmark.gateway.cassettes import content_text
 from clawmark.gateway.errors import InvalidRequest
 
@@ -23,7 +29,7 @@ def to_chat_messages(body: dict) -> list[dict]:
         kind = item.get("type", "message")
         if kind == "message":
             role = "system" if item.get("role") == "developer" else item.get("role", "user")
-            messages.append({"role": role, "content": content_text(item.get("content"))})
+            messages.append({"role": role, "content": chat_content(item.get("content"))})
         elif kind == "function_call":
             call = {"id": item["call_id"], "type": "function",
                     "function": {"name": item["name"], "arguments": item.get("arguments") or "{}"}}
@@ -32,8 +38,32 @@ def to_chat_messages(body: dict) -> list[dict]:
             else:
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         elif kind == "function_call_output":
-            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": str(item.get("output", ""))})
+            output = item.get("output", "")
+            images = image_parts(output)
+            messages.append({"role": "tool", "tool_call_id": item["call_id"],
+                             "content": content_text(output) if isinstance(output, list) else str(output)})
+            if images:
+                messages.append({"role": "user", "content": [{"type": "text", "text": "Image from the tool call:"},
+                                                              *images]})
     return messages
+
+
+def chat_content(content: Any) -> Any:
+    """Text stays a string (what cassettes and prompt caches match); parts with images become chat parts."""
+    images = image_parts(content)
+    if not images:
+        return content_text(content)
+    texts = [{"type": "text", "text": p["text"]} for p in content if isinstance(p, dict) and p.get("text")]
+    return [*texts, *images]
+
+
+def image_parts(content: Any) -> list[dict]:
+    """The `input_image` parts of a Responses content list, as chat `image_url` parts."""
+    if not isinstance(content, list):
+        return []
+    return [{"type": "image_url", "image_url": {"url": url if isinstance(url, str) else url.get("url", "")}}
+            for p in content if isinstance(p, dict) and p.get("type") == "input_image"
+            and (url := p.get("image_url"))]
 
 
 def to_chat_tools(tools: list[dict] | None) -> list[dict] | None:
@@ -78,15 +108,30 @@ def stream_events(response: dict) -> Iterator[bytes]:
     yield event("response.completed", response=response)
 
 
-async def handle_responses(gateway, route, role: str, body: dict):
-    if body.get("previous_response_id"):
-        raise InvalidRequest("previous_response_id is not supported by the clawmark gateway: send the full input")
+def chat_request(body: dict) -> dict:
+    """The chat completions body of a Responses request (the gateway keeps only the params it passes on)."""
     chat_body = {**body, "messages": to_chat_messages(body), "tools": to_chat_tools(body.get("tools"))}
     if body.get("max_output_tokens"):
         chat_body["max_tokens"] = body["max_output_tokens"]
+    effort = (body.get("reasoning") or {}).get("effort")
+    if effort and effort != "none":
+        chat_body["reasoning_effort"] = effort
+    return chat_body
+
+
+async def handle_responses(gateway, route, role: str, body: dict):
+    if body.get("previous_response_id"):
+        raise InvalidRequest("previous_response_id is not supported by the clawmark gateway: send the full input")
+    chat_body = chat_request(body)
     kwargs = gateway.call_kwargs(route, role, chat_body)
-    completion = await client.acomplete(**kwargs)
-    response = to_response(completion.response, kwargs["model"])
+    slot = route.replays.claim(role, kwargs)  # a rerun judging stage: answers its failed run paid for
+    answer = slot.answer if slot is not None else None
+    if answer is not None:
+        route.ledger.append(replay.replayed_record(route.attempt_id, role, kwargs["model"], False))
+    else:
+        answer = (await client.acomplete(**kwargs)).response
+        route.replays.keep(slot, answer)
+    response = to_response(answer, kwargs["model"])
     if body.get("stream"):
         return StreamingResponse(stream_events(response), media_type="text/event-stream")
     return JSONResponse(response)

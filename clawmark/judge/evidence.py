@@ -95,7 +95,7 @@ class Evidence(BaseModel):
         return (f"## Executor transcript{cut}\n{fence.wrap('executor transcript', self.transcript or '(empty)')}\n\n"
                 f"## Files in /tmp_workspace/results/\n{fence.wrap('results listing', listing)}\n\n"
                 f"## Text file contents\n{bodies or '(none)'}"
-                + "".join(f"\n\n{_fenced_note(note, fence)}" for note in self.notes))
+                + "".join(f"\n\n{fenced_note(note, fence)}" for note in self.notes))
 
     def raw_text(self) -> str:
         """What the executor visibly wrote, unfenced: the public side of the follow-up leak audit."""
@@ -118,7 +118,7 @@ def text_part(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def _fenced_note(note: str, fence: Fence) -> str:
+def fenced_note(note: str, fence: Fence) -> str:
     """A harness note: its '## ' title is clawmark's, its body (URLs, bodies the claw sent) is not."""
     title, _, body = note.partition("\n")
     return f"{title}\n{fence.wrap('requests the executor made', body)}" if body else title

@@ -121,6 +121,9 @@ class AttemptRow(BaseModel):
     runtime_profile: str | None = Field(None, description="Closed-loop: who the executor was in its container: "
                                         "root-least (root, capabilities dropped, no-new-privileges: upstream's "
                                         "root for upstream-layout tasks) or user-least (uid 1000); null on old rows.")
+    judge_mode: str | None = Field(None, description="Closed-loop: how the judges ran (the protocol's "
+                                   "closed_loop.judge): prompt (one model call each) or agent (the Codex CLI in a "
+                                   "judge container per role); null on patch rows and old rows.")
     price_fallback: bool | None = Field(None, description="True when a sweep fallback price priced an unpriced model.")
     claw_reported_input_tokens: NonNegativeInt | None = Field(None, description="The claw's own usage report (cross-check).")
     claw_reported_output_tokens: NonNegativeInt | None = None

@@ -76,6 +76,7 @@ _PROVENANCE = [
     ("network_policy", pa.string()),
     ("snapshot_mode", pa.bool_()),
     ("runtime_profile", pa.string()),
+    ("judge_mode", pa.string()),
     ("price_fallback", pa.bool_()),
     ("claw_reported_input_tokens", pa.int64()),
     ("claw_reported_output_tokens", pa.int64()),

@@ -187,7 +187,8 @@ def pin_protocol(spec: SweepSpec, store: ResultStore) -> str:
     protocol = {"protocol_version": PROTOCOL_VERSION, "attempt": spec.attempt.model_dump(mode="json")}
     if spec.closed_loop is not None:  # absent for patch-only sweeps, so their pinned hash holds
         protocol["closed_loop"] = spec.closed_loop.model_dump(
-            mode="json", exclude={"claws": True, "tasks": True, "suite": True, "attempt": {"env_file"}})
+            mode="json", exclude={"claws": True, "tasks": True, "suite": True, "judge": True,  # judge: in attempt
+                                  "attempt": {"env_file"}})
     return store.pin_config(spec.sweep_id, protocol)
 
 

@@ -56,6 +56,8 @@ class ClosedLoopPart(BaseModel, extra="forbid", hide_input_in_errors=True):
     web: SweepWeb | None = Field(None, description="The web proxy in front of every task container; none = no proxy.")
     base_skills: list[str] = Field(default_factory=list, description="Skills installed in every task container: "
                                    "names in tasks_catalog/base_skills, or skill folders (relative to the sweep file).")
+    judge: Literal["prompt", "agent"] | None = Field(None, description="How the judges run (lands in "
+                                                     "attempt.judge): prompt or agent; none = the attempt's.")
     attempt: ClosedLoopAttemptConfig = Field(default_factory=ClosedLoopAttemptConfig, description="The fixed protocol.")
 
     @field_validator("base_skills")
@@ -81,6 +83,10 @@ class ClosedLoopPart(BaseModel, extra="forbid", hide_input_in_errors=True):
             if self.attempt.base_skills not in (None, [], folders):
                 raise ValueError("give base skills once: closed_loop.base_skills or closed_loop.attempt.base_skills")
             update["base_skills"] = folders
+        if self.judge is not None:
+            if self.attempt.judge != self.judge and "judge" in self.attempt.model_fields_set:
+                raise ValueError("give the judge once: closed_loop.judge or closed_loop.attempt.judge")
+            update["judge"] = self.judge
         if update:
             self.attempt = self.attempt.model_copy(update=update)
         return self

@@ -54,3 +54,30 @@ def test_responses_api_text_and_function_call(tmp_path):
     assert events[-1].response.output_text == "All tests pass."
     assert refused.status_code == 400
     assert len(read_ledger(gw.ledger_path("r1"))) == 2
+
+
+def test_responses_input_as_codex_sends_it_maps_onto_chat():
+    """Codex CLI 0.120.0's shapes: a developer message, input_text parts, a view_image output that
+    is a list of parts, reasoning items and a web_search tool chat cannot carry, reasoning effort."""
+    from clawmark.gateway.responses_api import chat_request, to_chat_messages, to_chat_tools
+
+    pixel = "data:image/png;base64,iVBORw0KGgo="
+    body = {"instructions": "You are Codex.", "reasoning": {"effort": "high"}, "input": [
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "sandbox: none"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "judge"},
+                                                         {"type": "input_image", "image_url": pixel}]},
+        {"type": "reasoning", "summary": [], "encrypted_content": "opaque"},
+        {"type": "function_call", "name": "view_image", "arguments": "{\"path\": \"a.png\"}", "call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": [{"type": "input_image", "image_url": pixel}]},
+    ]}
+    messages = to_chat_messages(body)
+    assert [m["role"] for m in messages] == ["system", "system", "user", "assistant", "tool", "user"]
+    assert messages[1]["content"] == "sandbox: none"  # text stays a string
+    assert messages[2]["content"] == [{"type": "text", "text": "judge"},
+                                      {"type": "image_url", "image_url": {"url": pixel}}]
+    assert messages[3]["tool_calls"][0]["function"]["name"] == "view_image"
+    assert messages[5]["content"][-1] == {"type": "image_url", "image_url": {"url": pixel}}
+    tools = [{"type": "function", "name": "exec_command", "parameters": {"type": "object"}}, {"type": "web_search"}]
+    assert [t["function"]["name"] for t in to_chat_tools(tools)] == ["exec_command"]
+    assert chat_request(body)["reasoning_effort"] == "high"
+    assert "reasoning_effort" not in chat_request({**body, "reasoning": {"effort": "none"}})

@@ -212,3 +212,19 @@ def test_a_raising_fail_point_raises_an_io_error_at_its_nth_reach(monkeypatch):
         failpoint.reach("replay-probe")
     assert isinstance(hit.value, OSError) and retryable(hit.value)
     failpoint.reach("replay-probe")  # the third reach passes
+
+
+def test_a_rerun_agent_judge_stage_replays_its_responses_calls(gateway, upstream):
+    """The agentic judge's codex calls (Responses API) replay like the prompt judge's chat calls."""
+    route = register(gateway, upstream)
+    body = {"model": "whatever", "input": [{"type": "message", "role": "user",
+                                            "content": [{"type": "input_text", "text": "judge this turn"}]}],
+            "stream": True, "store": False}
+    texts = []
+    for _run in range(2):
+        gateway.begin_stage_run("att1", "supervise[1]")
+        reply = httpx.post(gateway.base_url("att1", "supervisor") + "/responses", json=body, timeout=30)
+        events = [json.loads(line[6:]) for line in reply.text.splitlines() if line.startswith("data: {")]
+        texts.append(events[-1]["response"]["output"][0]["content"][0]["text"])
+    assert texts == ["answer 1", "answer 1"] and len(upstream.requests) == 1
+    assert [r.replayed for r in read_ledger(route.ledger.path)] == [False, True]
