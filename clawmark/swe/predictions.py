@@ -7,15 +7,14 @@ every valid line and reports each bad one as `file:line: field: expected ...`.
 
 from __future__ import annotations
 
-import fcntl
 import json
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from clawmark.fsio import atomic_write_text
 
+from filelock import FileLock
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawmark.catalog.errors import from_validation
@@ -85,15 +84,10 @@ def upsert_prediction(path: str | Path, prediction: Prediction) -> None:
         write_predictions(path, current.values())
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def _locked(path: Path) -> FileLock:
+    """Exclusive across processes and threads, waiting as long as it takes (the holder is a quick rewrite)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(f".{path.name}.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    return FileLock(path.with_name(f".{path.name}.lock"))
 
 
 def _rows(path: Path, read: PredictionsRead) -> Iterator[tuple[int, object]]:

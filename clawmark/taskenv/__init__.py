@@ -9,7 +9,7 @@
    is injected and is judged (`TaskEnv.task`), pruned at the end to its hidden references.
 1. pre_exec scripts run on the HOST from the (copied) package folder, with only the task's `.privacy`
    variables (values from `config.credentials`, else the runner's environment; unset ones are named in the log) plus
-   PATH/HOME/LANG-like basics and SNAPSHOT_MODE=1 in snapshot mode, under a per-task fcntl
+   PATH/HOME/LANG-like basics and SNAPSHOT_MODE=1 in snapshot mode, under a per-task file
    lock unless `pre_exec_parallel_safe` (failure: `PreExecFailed`, log in `logs_dir/pre_exec/`).
 2. A container of the workstation image (`images/workstation/`, built when missing; attempts pick
    `browser` or `desktop` by the task: clawmark/taskenv/headed.py) with the

@@ -5,19 +5,20 @@ Each script runs from the package folder with a scrubbed environment: a few harm
 the runner's environment — no API keys or other runner secrets. A listed variable the runner
 lacks is left unset (upstream scripts fall back, e.g. to snapshot fixtures) and named at the
 top of the script's log. Snapshot mode sets SNAPSHOT_MODE=1, as upstream's runner does. Runs
-of one task are serialised by an fcntl lock unless the task says `pre_exec_parallel_safe: true`.
+of one task are serialised by a host file lock unless the task says `pre_exec_parallel_safe: true`.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from collections.abc import Mapping
+from contextlib import nullcontext
 from pathlib import Path
+
+from filelock import FileLock
 
 from clawmark.taskenv.errors import PreExecFailed
 
@@ -51,16 +52,10 @@ def pre_exec_env(task, environ: Mapping[str, str], snapshot: bool = False) -> di
     return env
 
 
-@contextmanager
-def task_lock(task_id: str) -> Iterator[None]:
-    """Exclusive per-task lock across processes on this host."""
+def task_lock(task_id: str) -> FileLock:
+    """Exclusive per-task lock across processes (and threads) on this host, waiting as long as it takes."""
     LOCK_DIR.mkdir(parents=True, exist_ok=True)
-    with open(LOCK_DIR / f"{task_id}.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return FileLock(LOCK_DIR / f"{task_id}.lock")
 
 
 def interpreter(script: Path) -> list[str]:
