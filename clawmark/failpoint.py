@@ -24,6 +24,8 @@ import signal
 import threading
 from collections import Counter
 
+from clawmark.settings import settings
+
 ENV = "CLAWMARK_FAILPOINT"
 _hits: Counter[str] = Counter()
 _lock = threading.Lock()
@@ -34,7 +36,7 @@ class FailpointHit(OSError):
 
 
 def reach(name: str) -> None:
-    wanted = os.environ.get(ENV)
+    wanted = settings().failpoint
     if not wanted:
         return
     point, *rest = wanted.split(":")

@@ -19,7 +19,6 @@ Retries: CLAWMARK_STAGE_RETRIES (default 2) and CLAWMARK_STAGE_BACKOFF_S (defaul
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any
 
 from prefect import task
@@ -33,6 +32,7 @@ from clawmark.attempts.patch import open_patch_attempt
 from clawmark.attempts.patch_stages import PATCH_STAGES
 from clawmark.attempts.stages import Stage, retryable, run_stages
 from clawmark.results import AttemptRow, ResultStore
+from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan
 from clawmark.sweeps.preflight import refuse_unrunnable
 
@@ -64,8 +64,9 @@ def run_stage(stage: Stage, state: Any) -> Any:
 
 def as_task(stage: Stage, state: Any) -> Any:
     """Call one stage as its own task run (named after the stage, and the turn for turn stages)."""
-    retries = int(os.environ.get("CLAWMARK_STAGE_RETRIES", "2")) if stage.retry_safe else 0
-    backoff = float(os.environ.get("CLAWMARK_STAGE_BACKOFF_S", "10"))
+    conf = settings()
+    retries = conf.stage_retries if stage.retry_safe else 0
+    backoff = conf.stage_backoff_s
     options = run_stage.with_options(
         name=stage.name, task_run_name=stage.run_name(state), retries=retries,
         retry_delay_seconds=exponential_backoff(backoff_factor=backoff)(retries) if retries else 0,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -25,7 +24,7 @@ from flows.limits import ensure_limits
 from flows.stages import clear_partial, compact, run_cell
 
 POLL_S = 0.2
-ENGINE_WAIT_S = float(os.environ.get("CLAWMARK_ENGINE_WAIT_S", "900"))  # an engine restart, not an outage
+ENGINE_WAIT_S = settings().engine_wait_s  # an engine restart, not an outage
 
 
 def _store(results_dir: str | None) -> ResultStore:

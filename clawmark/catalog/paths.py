@@ -10,6 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from clawmark.catalog.errors import CatalogError, PathEscapeError
+from clawmark.settings import settings
 
 _FOLDER_FIELDS = {"sources", "skills", "services", "references"}
 _PER_ITEM = {"skills", "services"}  # each skill / service folder is copied on its own
@@ -25,8 +26,8 @@ class PackageLimits(BaseModel):
 
     @classmethod
     def from_env(cls) -> "PackageLimits":
-        megabytes = os.environ.get("CLAWMARK_MAX_PACKAGE_MB")
-        return cls(max_bytes=int(float(megabytes) * 1024**2)) if megabytes else cls()
+        megabytes = settings().max_package_mb
+        return cls(max_bytes=int(megabytes * 1024**2)) if megabytes is not None else cls()
 
 
 def resolve_inside(package: Path, declared: str, file: Path, field: str, base: Path | None = None) -> Path:

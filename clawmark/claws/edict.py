@@ -17,7 +17,6 @@ holds its SOUL.md (``__REPO_DIR__`` replaced by ``EDICT_HOME``) and links to ``d
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import threading
 from pathlib import Path
@@ -28,14 +27,14 @@ from pydantic import Field
 from clawmark.claws.base import ClawContext, ClawError, TurnResult
 from clawmark.claws.edict_config import EdictSetup, load_edict
 from clawmark.claws.openclaw import OPENCLAW_VERSION, OpenClawClaw, OpenClawConfig
-from clawmark.settings import TASKS_CATALOG
+from clawmark.settings import settings
 
 REPO_MARK = "__REPO_DIR__"
 
 
 def default_config_dir() -> Path:
     """``$CLAWMARK_EDICT_DIR`` (e.g. a checkout of the public EDICT project), else ours."""
-    return Path(os.environ.get("CLAWMARK_EDICT_DIR") or TASKS_CATALOG / "edict")
+    return settings().edict_dir
 
 
 class EdictConfig(OpenClawConfig):

@@ -36,7 +36,7 @@ def prefect_home() -> Path:
     """The project's Prefect home (server database, profiles, logs): <CLAWMARK_HOME>/prefect."""
     from clawmark.settings import settings
 
-    return Path(os.environ.get("CLAWMARK_PREFECT_HOME", settings().home / "prefect")).expanduser()
+    return settings().prefect_home
 
 
 def free_port(host: str) -> int:

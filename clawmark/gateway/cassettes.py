@@ -9,7 +9,6 @@ messages. Like a real model, one cassette can serve claws with different tools: 
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from clawmark.settings import TASKS_CATALOG
+from clawmark.settings import TASKS_CATALOG, settings
 
 SCRIPTED_PREFIX = "scripted/"
 
@@ -126,9 +125,7 @@ def content_text(content: Any) -> str:
 
 
 def cassette_dirs() -> list[Path]:
-    extra = os.environ.get("CLAWMARK_CASSETTES")
-    dirs = [Path(p).expanduser() for p in extra.split(os.pathsep)] if extra else []
-    return dirs + [TASKS_CATALOG / "cassettes"]
+    return [*settings().cassettes, TASKS_CATALOG / "cassettes"]
 
 
 def cassette_models() -> list[str]:

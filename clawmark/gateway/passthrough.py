@@ -20,6 +20,7 @@ from clawmark.gateway.errors import (
 )
 from clawmark.gateway.cassettes import is_scripted
 from clawmark.gateway.scripted import scripted_base_url
+from clawmark.settings import settings
 
 # OpenAI chat-completion body fields forwarded upstream (also what a claw may set).
 OPENAI_BODY_PARAMS = frozenset({
@@ -37,7 +38,7 @@ class DirectTarget:
 
 
 def direct_target(model: str, params: dict[str, Any]) -> DirectTarget | None:
-    if os.environ.get("CLAWMARK_GATEWAY_PASSTHROUGH", "1") == "0":
+    if not settings().gateway_passthrough:
         return None
     if is_scripted(model):
         return DirectTarget(scripted_base_url() + "/chat/completions", model.split("/", 1)[1], None)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import threading
 import time
 import uuid
@@ -18,6 +17,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from clawmark.gateway.cassettes import (SCRIPTED_PREFIX, CassetteError, Step, cassette_models, content_text,
                                         get_cassette, model_list, offered_tools)
 from clawmark.gateway.serving import BackgroundServer
+from clawmark.settings import settings
 
 STREAM_PIECE_CHARS = 24
 
@@ -118,7 +118,7 @@ def scripted_base_url() -> str:
     """Base URL (…/v1) of the scripted model: `$CLAWMARK_SCRIPTED_URL`, else one server per
     process on 127.0.0.1, started on first use."""
     global _backend
-    if url := os.environ.get("CLAWMARK_SCRIPTED_URL"):
+    if url := settings().scripted_url:
         return url.rstrip("/")
     with _backend_lock:
         if _backend is None:

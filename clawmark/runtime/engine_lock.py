@@ -26,6 +26,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from clawmark.runtime.errors import RuntimeFailure
+from clawmark.settings import settings
 
 DEFAULT_TIMEOUT_S = 600.0
 SYSTEM_LOCK_DIR = Path("/var/lock/clawmark")
@@ -70,15 +71,13 @@ def host_lock(name: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Iterator[None]
 
 
 def lock_dir() -> Path:
-    configured = os.environ.get("CLAWMARK_LOCK_DIR")
-    if configured:
-        return _made(Path(configured))
+    conf = settings()
+    if conf.lock_dir:
+        return _made(conf.lock_dir)
     try:
         return _made(SYSTEM_LOCK_DIR, shared=True)
     except OSError:
-        from clawmark.settings import settings
-
-        return _made(settings().home / "locks")
+        return _made(conf.home / "locks")
 
 
 @contextmanager

@@ -17,12 +17,12 @@ all interfaces does not. Needs root and iptables with the socket match on the Do
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from clawmark.runtime.engine_lock import host_lock
+from clawmark.settings import settings
 
 CHAIN_PREFIX = "CLAWMARK-"
 SYS_NET = Path("/sys/class/net")
@@ -33,7 +33,7 @@ class FirewallError(RuntimeError):
 
 
 def enabled() -> bool:
-    return os.environ.get("CLAWMARK_HOST_FIREWALL", "on").lower() not in ("off", "0", "false", "no")
+    return settings().host_firewall
 
 
 def chain_name(bridge: str) -> str:

@@ -37,10 +37,10 @@ class ImageCacheConfig(BaseModel):
     def from_env(cls) -> ImageCacheConfig:
         from clawmark.settings import settings
 
-        budget = os.environ.get("CLAWMARK_IMAGE_BUDGET_GB")
-        return cls(pull=os.environ.get("CLAWMARK_NO_PULL", "") in ("", "0", "false"),
-                   budget_bytes=int(float(budget) * 2**30) if budget else None,
-                   use_dir=settings().home / "image-use")
+        conf = settings()
+        budget = conf.image_budget_gb
+        return cls(pull=not conf.no_pull, budget_bytes=int(budget * 2**30) if budget is not None else None,
+                   use_dir=conf.home / "image-use")
 
 
 class ImagePullFailed(ImageMissing):

@@ -18,7 +18,6 @@ a database) is refused, and so is everything else addressed to the host (pings i
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 
@@ -26,9 +25,10 @@ from clawmark.runtime import firewall
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.engine_lock import engine_lock
 from clawmark.runtime.errors import RuntimeFailure
+from clawmark.settings import settings
 
-GATEWAY_NETWORK = os.environ.get("CLAWMARK_GATEWAY_NETWORK", "clawmark-isolated")
-OPEN_NETWORK = os.environ.get("CLAWMARK_OPEN_NETWORK", "clawmark-open")
+GATEWAY_NETWORK = settings().gateway_network
+OPEN_NETWORK = settings().open_network
 GATEWAY_HOSTNAME = "clawmark-gateway"
 NO_ICC = {"com.docker.network.bridge.enable_icc": "false"}
 

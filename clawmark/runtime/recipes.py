@@ -10,7 +10,6 @@ unchanged recipe is never rebuilt.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import yaml
 from pydantic import BaseModel, Field
 
 from clawmark.runtime.errors import ImageMissing
-from clawmark.settings import IMAGES_DIR
+from clawmark.settings import settings
 
 REPOSITORY_PREFIX = "clawmark/"
 ROOTFS_SCRIPT = "rootfs.sh"
@@ -46,7 +45,7 @@ class Recipe(BaseModel):
 
 def images_dir() -> Path:
     """Recipe root: $CLAWMARK_IMAGES_DIR or the bundled `images/`."""
-    return Path(os.environ.get("CLAWMARK_IMAGES_DIR") or IMAGES_DIR)
+    return settings().images_dir
 
 
 def discover(root: Path | None = None) -> dict[str, Recipe]:

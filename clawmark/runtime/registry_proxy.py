@@ -14,14 +14,12 @@ container that finds the port gets a 403 too.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 
 from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network
+from clawmark.settings import settings
 
-REGISTRY_HOSTS = frozenset(os.environ.get(
-    "CLAWMARK_REGISTRY_HOSTS",
-    "pypi.org,files.pythonhosted.org,registry.npmjs.org,deb.debian.org,security.debian.org").split(","))
+REGISTRY_HOSTS = settings().registry_hosts
 ALLOWED_PORTS = frozenset({80, 443})
 HEADER_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_S = 15.0

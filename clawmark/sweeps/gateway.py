@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,15 +10,15 @@ from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.server import GatewayConfig, GatewayServer
 from clawmark.settings import settings
 
-# Per-call limits of the sweep's gateway, from the environment (unset: ClientConfig's defaults).
-_CLIENT_ENV = {"timeout_s": "CLAWMARK_GATEWAY_TIMEOUT_S", "max_retries": "CLAWMARK_GATEWAY_MAX_RETRIES",
-               "backoff_base_s": "CLAWMARK_GATEWAY_BACKOFF_BASE_S", "backoff_max_s": "CLAWMARK_GATEWAY_BACKOFF_MAX_S"}
+_CLIENT_FIELDS = ("timeout_s", "max_retries", "backoff_base_s", "backoff_max_s")  # settings().gateway_<field>
 
 
 def client_config() -> ClientConfig:
     """Timeout, retries and backoff of each model call: a provider that hangs or refuses for
     longer than the defaults allow (300 s, 4 retries) is tuned here without editing a sweep."""
-    return ClientConfig.model_validate({field: os.environ[var] for field, var in _CLIENT_ENV.items() if var in os.environ})
+    conf = settings()
+    given = {field: getattr(conf, f"gateway_{field}") for field in _CLIENT_FIELDS}
+    return ClientConfig.model_validate({field: value for field, value in given.items() if value is not None})
 
 
 @contextmanager

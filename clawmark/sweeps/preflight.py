@@ -21,6 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from clawmark.runtime.errors import RuntimeFailure
+from clawmark.settings import settings
 
 
 class DiskLow(RuntimeFailure):
@@ -34,8 +35,8 @@ class DiskPreflightConfig(BaseModel):
 
     @classmethod
     def from_env(cls) -> DiskPreflightConfig:
-        return cls(floor_bytes=int(float(os.environ.get("CLAWMARK_DISK_FLOOR_GB", "5")) * 2**30),
-                   wait_s=float(os.environ.get("CLAWMARK_DISK_WAIT_S", "300")))
+        conf = settings()
+        return cls(floor_bytes=int(conf.disk_floor_gb * 2**30), wait_s=conf.disk_wait_s)
 
 
 def disk_preflight(artifacts_root: Path, config: DiskPreflightConfig | None = None,

@@ -8,6 +8,7 @@ import os
 import re
 
 from clawmark.gateway.cassettes import is_scripted
+from clawmark.settings import settings
 
 _UNSAFE = re.compile(r"[^a-z0-9-]+")
 
@@ -43,4 +44,4 @@ def slot_lease_s() -> float:
     resumed sweep is not left waiting on slots of the dead run (CLAWMARK_SLOT_LEASE_S, default
     60, also the least a Prefect server accepts; Prefect's own default of 300 s held every
     resume up for five minutes)."""
-    return max(60.0, float(os.environ.get("CLAWMARK_SLOT_LEASE_S", "60")))
+    return max(60.0, settings().slot_lease_s)

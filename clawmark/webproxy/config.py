@@ -84,7 +84,7 @@ class WebProxyConfig(BaseModel):
         return self.confdir or settings().home / "webproxy-ca"
 
     def mitmdump_path(self) -> str:
-        for candidate in (self.mitmdump, os.environ.get("CLAWMARK_MITMDUMP"), str(DEFAULT_MITMDUMP),
+        for candidate in (self.mitmdump, settings().mitmdump, str(DEFAULT_MITMDUMP),
                           shutil.which("mitmdump")):
             if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
                 return candidate

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from clawmark.cli.main import app
-from clawmark.runtime.recipes import IMAGES_DIR
+from clawmark.settings import IMAGES_DIR
 
 pytestmark = pytest.mark.docker
 
