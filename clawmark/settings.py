@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, ValidationError, model_validator
+from pydantic import AliasGenerator, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -42,8 +42,9 @@ UserPath = Annotated[Path, BeforeValidator(_user_path)]
 class Settings(BaseSettings):
     """Where clawmark keeps state, how the pieces find each other, and the bounds of a sweep."""
 
-    model_config = SettingsConfigDict(env_prefix=PREFIX, case_sensitive=False, env_ignore_empty=True,
-                                      populate_by_name=True, frozen=True, validate_default=False)
+    model_config = SettingsConfigDict(alias_generator=AliasGenerator(validation_alias=lambda f: PREFIX + f.upper()),
+                                      case_sensitive=True, env_ignore_empty=True, populate_by_name=True,
+                                      frozen=True, validate_default=False)
 
     # Where state and inputs live
     home: UserPath = Field(PROJECT_ROOT / ".clawmark", description="State root: results, ledgers, caches, "
@@ -129,7 +130,7 @@ class SettingsError(ValueError):
 
 def settings() -> Settings:
     """The settings of the environment as it is now."""
-    return _settings_for(frozenset((k, v) for k, v in os.environ.items() if k.upper().startswith(PREFIX)))
+    return _settings_for(frozenset((k, v) for k, v in os.environ.items() if k.startswith(PREFIX)))
 
 
 @lru_cache(maxsize=16)
