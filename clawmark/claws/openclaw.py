@@ -48,6 +48,12 @@ class OpenClawConfig(ClawAdapter.Config):
     deny_tools: list[str] = Field(default_factory=list, description="OpenClaw tools.deny (none: OpenClaw as shipped).")
     context_window: int = Field(128_000, gt=0, description="contextWindow declared for the model.")
     max_tokens: int = Field(8192, gt=0, description="maxTokens declared for the model.")
+    reasoning: bool = Field(False, description="`reasoning` flag declared for the model.")
+    context_tokens: int | None = Field(None, gt=0, description="agents.defaults.contextTokens; None = OpenClaw's own.")
+    native_browser: bool = Field(True, description="OpenClaw's browser tool on the desktop's Chromium; False turns "
+                                                   "it off (browser.enabled: false), as UniClawBench does in favour "
+                                                   "of the agent-browser CLI skill.")
+    native_skills: str | None = Field(None, description="commands.nativeSkills; None = OpenClaw's own.")
     grace_s: float = Field(120.0, description="Host deadline beyond OpenClaw's own --timeout (startup ~15 s).")
 
 
@@ -66,20 +72,21 @@ class OpenClawClaw(ClawAdapter):
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
         from clawmark.claws.volumes import seeded_volume
 
-        volume = seeded_volume(IMAGE_NAME, ROOT, f"{OPENCLAW} --version")
+        volume = seeded_volume(self.needs_image_layer or IMAGE_NAME, ROOT, f"{OPENCLAW} --version")
         return {"network": "gateway", "volumes": {volume: {"bind": ROOT, "mode": "ro"}}}
 
     def post_container_start(self, ctx: ClawContext) -> None:
         probe = ctx.sandbox.exec(f"mkdir -p {ctx.claw_home}/state {ctx.claw_home}/home && {OPENCLAW} --version",
                                  timeout_s=120)
-        if probe.exit_code != 0 or OPENCLAW_VERSION not in probe.stdout:
-            raise ClawError(f"openclaw {OPENCLAW_VERSION} is not runnable in the container: "
+        if probe.exit_code != 0 or self.version not in probe.stdout:
+            raise ClawError(f"openclaw {self.version} is not runnable in the container: "
                             f"{(probe.stdout + probe.stderr)[-500:]}")
 
     def create_agent(self, ctx: ClawContext) -> None:
         from clawmark.claws.browser_tool import has_desktop
 
-        config = self.openclaw_config(ctx, browser=has_desktop(ctx.sandbox))
+        config: Any = self.config
+        config = self.openclaw_config(ctx, browser=config.native_browser and has_desktop(ctx.sandbox))
         ctx.sandbox.write_file(self.config_path(ctx), json.dumps(config, indent=1).encode())
         self.hand_home_over(ctx)
 
@@ -97,7 +104,8 @@ class OpenClawClaw(ClawAdapter):
         ``browser`` the browser tool on the desktop's Chromium."""
         config: Any = self.config
         defaults = {"model": {"primary": f"{PROVIDER}/{ctx.model}"}, "workspace": f"{ctx.claw_home}/workspace",
-                    "cwd": ctx.workspace, "timeoutSeconds": int(ctx.budgets.seconds)}
+                    "cwd": ctx.workspace, "timeoutSeconds": int(ctx.budgets.seconds),
+                    **({"contextTokens": config.context_tokens} if config.context_tokens else {})}
         tools = {"profile": config.tool_profile, "exec": {"mode": config.exec_mode, "host": "gateway"},
                  # Tool Search (on by default) would hide the browser behind a search-and-call code tool.
                  **({"alsoAllow": ["browser"], "toolSearch": False} if browser else {}),
@@ -107,11 +115,13 @@ class OpenClawClaw(ClawAdapter):
             "agents": {"defaults": defaults, **({"entries": agents} if agents else {})},
             "tools": tools,
             **({"browser": desktop_browser()} if browser else {}),
+            **({} if config.native_browser else {"browser": {"enabled": False}}),
+            **({"commands": {"nativeSkills": config.native_skills}} if config.native_skills else {}),
         }
 
     def _provider(self, ctx: ClawContext) -> dict[str, Any]:
         config: Any = self.config
-        model = {"id": ctx.model, "name": ctx.model, "reasoning": False, "input": ["text"],
+        model = {"id": ctx.model, "name": ctx.model, "reasoning": config.reasoning, "input": ["text"],
                  "cost": _openclaw_cost(ctx.model), "contextWindow": config.context_window,
                  "maxTokens": config.max_tokens, "compat": {"supportsUsageInStreaming": True}}
         return {"baseUrl": ctx.gateway_url, "apiKey": "${%s}" % TOKEN_ENV, "api": "openai-completions",
