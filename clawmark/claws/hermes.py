@@ -87,17 +87,20 @@ class HermesClaw(ClawAdapter):
         clock = Stopwatch()
         task_file = f"{ctx.claw_home}/task-{turn}.txt"
         ctx.sandbox.write_file(task_file, message.encode())
+        result = ctx.sandbox.exec(self.command(ctx, task_file, turn), timeout_s=self._deadline(ctx),
+                                  workdir=ctx.workspace,
+                                  env=self._env(ctx), user=ctx.exec_user)
+        logs = self._save_logs(ctx, result, turn)
+        return self._result(ctx, result, logs, clock, turn)
+
+    def command(self, ctx: ClawContext, task_file: str, turn: int) -> str:
+        """Turn 0 runs one-shot, a follow-up resumes its session; both with the configured toolsets."""
         settings: Any = self.config
         quoted = f'"$(cat {shlex.quote(task_file)})"' + (f" -t {shlex.quote(','.join(settings.toolsets))}"
                                                            if settings.toolsets else "")
         if self.session_id is None:
-            command = f"{HERMES} -z {quoted} --usage-file {shlex.quote(self._usage_file(ctx, turn))} --yolo"
-        else:
-            command = f"{HERMES} chat -Q -q {quoted} --resume {shlex.quote(self.session_id)} --yolo"
-        result = ctx.sandbox.exec(command, timeout_s=self._deadline(ctx), workdir=ctx.workspace,
-                                  env=self._env(ctx), user=ctx.exec_user)
-        logs = self._save_logs(ctx, result, turn)
-        return self._result(ctx, result, logs, clock, turn)
+            return f"{HERMES} -z {quoted} --usage-file {shlex.quote(self._usage_file(ctx, turn))} --yolo"
+        return f"{HERMES} chat -Q -q {quoted} --resume {shlex.quote(self.session_id)} --yolo"
 
     def _usage_file(self, ctx: ClawContext, turn: int) -> str:
         return f"{ctx.claw_home}/usage-turn{turn}.json"

@@ -31,6 +31,7 @@ from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
 from clawmark.claws.openclaw_envelope import envelope_usage, parse_envelope, turn_verdict
+from clawmark.claws.transcripts.openclaw import SESSIONS_PREFIX
 
 IMAGE_NAME = "claw-openclaw"
 OPENCLAW_VERSION = "2026.9.6"
@@ -103,10 +104,12 @@ class OpenClawClaw(ClawAdapter):
         """The whole openclaw.json; ``agents`` adds ``agents.entries`` (EDICT's role agents);
         ``browser`` the browser tool on the desktop's Chromium."""
         config: Any = self.config
+        legacy = keeps_jsonl_sessions(self.version)  # 2026.3: no `cwd`; exec approvals are security + ask
         defaults = {"model": {"primary": f"{PROVIDER}/{ctx.model}"}, "workspace": f"{ctx.claw_home}/workspace",
-                    "cwd": ctx.workspace, "timeoutSeconds": int(ctx.budgets.seconds),
+                    **({} if legacy else {"cwd": ctx.workspace}), "timeoutSeconds": int(ctx.budgets.seconds),
                     **({"contextTokens": config.context_tokens} if config.context_tokens else {})}
-        tools = {"profile": config.tool_profile, "exec": {"mode": config.exec_mode, "host": "gateway"},
+        execution = ({"security": config.exec_mode, "ask": "off"} if legacy else {"mode": config.exec_mode})
+        tools = {"profile": config.tool_profile, "exec": {**execution, "host": "gateway"},
                  # Tool Search (on by default) would hide the browser behind a search-and-call code tool.
                  **({"alsoAllow": ["browser"], "toolSearch": False} if browser else {}),
                  **({"deny": list(config.deny_tools)} if config.deny_tools else {})}
@@ -136,10 +139,13 @@ class OpenClawClaw(ClawAdapter):
         clock = Stopwatch()
         message_file = f"{ctx.claw_home}/message-{label}.txt"
         ctx.sandbox.write_file(message_file, message.encode())
-        argv = [OPENCLAW, "agent", "--local", "--session-id", session_id, "--message-file", message_file,
-                "--json", "--timeout", str(int(ctx.budgets.seconds))] + (["--agent", agent] if agent else [])
+        argv = [OPENCLAW, "agent", "--local", "--session-id", session_id, "--json", "--timeout",
+                str(int(ctx.budgets.seconds))] + (["--agent", agent] if agent else [])
+        # 2026.3 has no --message-file: the message is one argument (a kernel limit of 128 KiB).
+        message_arg = (f' --message "$(cat {shlex.quote(message_file)})"' if keeps_jsonl_sessions(self.version)
+                       else " " + _join(["--message-file", message_file]))
         config: Any = self.config
-        result = ctx.sandbox.exec(_join(argv), timeout_s=ctx.budgets.seconds + config.grace_s,
+        result = ctx.sandbox.exec(_join(argv) + message_arg, timeout_s=ctx.budgets.seconds + config.grace_s,
                                   workdir=ctx.workspace, env=self.env(ctx), user=ctx.exec_user)
         logs = self._save_logs(ctx, result, label)
         envelope = parse_envelope(result.stdout)
@@ -187,7 +193,10 @@ class OpenClawClaw(ClawAdapter):
 
     def export_trajectories(self, ctx: ClawContext, dest: Path, sessions: list[tuple[str | None, str]]) -> list[Path]:
         """``openclaw sessions export-trajectory`` of each (agent, session id) into ``dest``; the
-        files saved (a bundle folder per agent: events.jsonl, session-branch.json, tools.json...)."""
+        files saved (a bundle folder per agent: events.jsonl, session-branch.json, tools.json...).
+        A release that keeps JSONL sessions has no such command: its session files are copied."""
+        if keeps_jsonl_sessions(self.version):
+            return self.copy_session_files(ctx, dest, sorted({agent for agent, _sid in sessions}, key=str))
         exports = f"{ctx.claw_home}/exports"
         saved = []
         for agent, session_id in sessions:
@@ -204,6 +213,28 @@ class OpenClawClaw(ClawAdapter):
             folder = ctx.sandbox.copy_out(f"{exports}/.openclaw/trajectory-exports/{name}", dest)
             saved += sorted(p for p in folder.rglob("*") if p.is_file())
         return saved
+
+
+    def copy_session_files(self, ctx: ClawContext, dest: Path, agents: list[str | None]) -> list[Path]:
+        """Each agent's ``<state>/agents/<id>/sessions/`` (``<session id>.jsonl`` and its index) into
+        ``dest/openclaw-sessions-<agent>/`` (links and specials skipped: the folder is the claw's)."""
+        saved = []
+        for agent in agents:
+            target = dest / f"{SESSIONS_PREFIX}{agent or 'main'}"
+            target.mkdir(parents=True, exist_ok=True)
+            try:
+                ctx.sandbox.copy_out_skipping_unsafe(f"{ctx.claw_home}/state/agents/{agent or 'main'}/sessions", target)
+            except Exception as exc:  # noqa: BLE001 - a missing backup is logged, never fatal
+                (dest / f"{target.name}.error.log").write_text(f"{type(exc).__name__}: {exc}")
+            saved += sorted(p for p in target.rglob("*.jsonl") if p.is_file())
+        return saved
+
+
+def keeps_jsonl_sessions(version: str) -> bool:
+    """OpenClaw 2026.3.11 (UniClawBench's pin) keeps each session as a JSONL file; 2026.9.6 keeps
+    them in SQLite and exports trajectories. The switch lies between; those are the two run here."""
+    release = tuple(int(part) for part in version.split("+")[0].split(".")[:2] if part.isdigit())
+    return release < (2026, 9)
 
 
 def desktop_browser() -> dict[str, Any]:
