@@ -50,6 +50,10 @@ How every claw in ``shared/reference/claws.md`` maps onto this protocol without 
 * **reference**, **bare**, **oracle**, **nop** — our own claws, run on the host and acting on the
   container through ``ctx.sandbox.exec``.
 
+A protocol profile (:mod:`clawmark.claws.profiles`) may run a claw at another version (its own
+image recipe), with another patch prompt, limits and settings, as a paper's runner did:
+``pin`` sets them on the adapter, and ``settings()`` carries them into the cell key.
+
 Invariant: only a claw with ``needs_gold_patch = True`` (the oracle) is ever given
 ``ctx.gold_patch``; the attempt runner refuses to hand it to anyone else.
 """

@@ -1,4 +1,5 @@
-"""``nanobot``: the real PyPI package ``nanobot-ai`` 0.3.5 running INSIDE the task container.
+"""``nanobot``: the real PyPI package ``nanobot-ai`` 0.3.5 running INSIDE the task container
+(0.1.5.post3, UniClawBench's pin, under the ``ucb-paper`` profile: image ``claw-nanobot-0.1.5.post3``).
 
 The image layer ``images/claw-nanobot`` holds a venv at ``/opt/claws/nanobot``, mounted
 read-only like mini-swe-agent's (:mod:`clawmark.claws.volumes`). Each turn is one

@@ -1,4 +1,7 @@
 """``openclaw``: the real npm package (2026.9.6) running INSIDE the instance container.
+Under the ``ucb-paper`` profile it is 2026.3.11 (image ``claw-openclaw-2026.3.11``), which takes
+an older config (no ``cwd``; exec approvals as ``security``/``ask``), the message as an argument,
+and keeps JSONL session files, copied instead of exported (``keeps_jsonl_sessions``).
 
 The claw image ``images/claw-openclaw`` holds Node 24 and OpenClaw in ``/opt/claws/openclaw``,
 shared read-only into the instance container as a seeded volume (:mod:`clawmark.claws.volumes`).
