@@ -25,7 +25,7 @@ pytestmark = pytest.mark.docker
 CHECKOUT = Path(__file__).parents[1] / "fixtures" / "profile-checkout"
 CASES = [("clawmark", "openclaw"), ("clawmark", "nanobot"), ("clawmark", "hermes"),
          ("ucb-paper", "openclaw"), ("ucb-paper", "nanobot"),
-         ("csb-paper", "openclaw"), ("csb-paper", "nanobot"), ("csb-paper", "hermes")]
+         ("csb-paper", "openclaw"), ("csb-paper", "nanobot"), ("csb-paper", "hermes"), ("csb-paper", "genericagent")]
 SWEEP_BUDGETS = Budgets(steps=42, seconds=900)  # what the sweep asks; the profile's own limits win
 
 
@@ -126,5 +126,17 @@ def _hermes_checks(seen: dict, budgets: Budgets, pinned: dict) -> None:
     assert (f"-t {','.join(toolsets)}" in seen["command"]) if toolsets else (" -t " not in seen["command"])
 
 
-READ_BACK = {"openclaw": _openclaw, "nanobot": _nanobot, "hermes": _hermes}
-CHECKS = {"openclaw": _openclaw_checks, "nanobot": _nanobot_checks, "hermes": _hermes_checks}
+def _genericagent(claw, ctx) -> dict:
+    from clawmark.claws.genericagent import PYTHON
+
+    probe = "import importlib.metadata as m; print('genericagent', m.version('genericagent'))"
+    return {"version": ctx.sandbox.exec(f"{PYTHON} -c {shlex.quote(probe)}", timeout_s=120).stdout}
+
+
+def _genericagent_checks(seen: dict, budgets: Budgets, pinned: dict) -> None:
+    assert pinned == {}  # upstream's task_dir is how the adapter runs it; its limits are the host's (above)
+
+
+READ_BACK = {"openclaw": _openclaw, "nanobot": _nanobot, "hermes": _hermes, "genericagent": _genericagent}
+CHECKS = {"openclaw": _openclaw_checks, "nanobot": _nanobot_checks, "hermes": _hermes_checks,
+          "genericagent": _genericagent_checks}
