@@ -99,9 +99,13 @@ def load_profile(name: str) -> ProtocolProfile:
 
 
 def pins_for(profile: ProtocolProfile, claw_name: str) -> ClawPins:
+    """What the profile fixes for the claw; a baseline that calls no model (oracle, nop) runs
+    unchanged under every profile, any other claw the profile does not name is refused."""
+    from clawmark.claws.registry import get_claw
+
     if claw_name in profile.claws:
         return profile.claws[claw_name]
-    if profile.every_claw:
+    if profile.every_claw or not get_claw(claw_name).calls_model:
         return ClawPins()
     raise ProfileError(f"profile {profile.name!r} does not run claw {claw_name!r} ({profile.upstream or 'no upstream'} "
                        f"ran: {', '.join(sorted(profile.claws))})")

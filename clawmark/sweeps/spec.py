@@ -12,7 +12,8 @@ from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
 from clawmark.attempts.credentials import CREDENTIAL_ERROR
 from clawmark.attempts.patch import PatchAttemptConfig
 from clawmark.catalog.errors import CatalogError, from_validation
-from clawmark.claws.profiles import DEFAULT_PROFILE, ProfileError, ProfileSource, ProfileUse, load_profile
+from clawmark.claws.profiles import (DEFAULT_PROFILE, ProfileError, ProfileSource, ProfileUse, load_profile,
+                                     profiled_claw)
 from clawmark.settings import TASKS_CATALOG
 from clawmark.taskenv.config import BASE_SKILLS_DIR
 from clawmark.webproxy.config import IRREVERSIBLE_RULES, BlockRule, WebProxyConfig
@@ -139,6 +140,11 @@ class SweepSpec(BaseModel, extra="forbid", hide_input_in_errors=True):
         self.attempt.profile = use
         if self.closed_loop is not None:
             self.closed_loop.attempt.profile = use
+        for name in self.claws:  # a claw the profile does not run, or its missing checkout, fails the load
+            try:
+                profiled_claw(name, self.attempt.claw_settings, self.attempt.budgets, use)
+            except ProfileError as exc:
+                raise ValueError(str(exc)) from None
         return self
 
 

@@ -108,3 +108,11 @@ def test_a_sweep_names_its_profile_and_checkout(tmp_path):
     sweep.write_text("sweep_id: p\nclaws: [openclaw]\nmodels: [scripted/x]\nprofile: nature-paper\n")
     with pytest.raises(CatalogError, match="profile"):
         load_spec(sweep)
+    sweep.write_text("sweep_id: p\nclaws: [openclaw, oracle]\nmodels: [scripted/x]\nprofile: csb-paper\n")
+    with pytest.raises(CatalogError, match=r"sweep\.yaml.*profiles\.csb_paper\.checkout"):
+        load_spec(sweep)
+    sweep.write_text("sweep_id: p\nclaws: [openclaw, nanobot, oracle]\nmodels: [scripted/x]\nprofile: ucb-paper\n")
+    assert load_spec(sweep).claws == ["openclaw", "nanobot", "oracle"]  # a baseline runs under every profile
+    sweep.write_text("sweep_id: p\nclaws: [hermes]\nmodels: [scripted/x]\nprofile: ucb-paper\n")
+    with pytest.raises(CatalogError, match="does not run claw 'hermes'"):
+        load_spec(sweep)
