@@ -124,9 +124,8 @@ def prompt_text(profile: ProtocolProfile, pins: ClawPins, use: ProfileUse) -> st
     if not path.is_file():
         raise ProfileError(f"{field}: {path} is not a file; expected {pins.prompt!r} of a checkout of {profile.upstream}")
     text = path.read_text(encoding="utf-8")
-    for placeholder in ("{problem_statement}",):
-        if placeholder not in text:
-            raise ProfileError(f"{field}: {path} has no {placeholder} placeholder; not a patch prompt template")
+    if "{problem_statement}" not in text:
+        raise ProfileError(f"{field}: {path} has no {{problem_statement}} placeholder; not a patch prompt template")
     return text
 
 

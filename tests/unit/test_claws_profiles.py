@@ -49,7 +49,7 @@ def test_ucb_paper_pins_the_versions_and_images_upstream_built():
         profiled_claw("hermes", {}, Budgets(), UCB)
 
 
-def test_csb_paper_reads_its_prompt_from_the_users_checkout():
+def test_csb_paper_reads_its_prompt_from_the_users_checkout(tmp_path):
     claw, budgets = profiled_claw("openclaw", {}, Budgets(seconds=60, steps=7), CSB)
     prompt = claw.render_prompt(problem_statement="THE-ISSUE", base_commit="abc123", workspace="/testbed")
     assert prompt.startswith("PROFILE-FIXTURE-PROMPT") and "THE-ISSUE" in prompt and "abc123" in prompt
@@ -61,6 +61,11 @@ def test_csb_paper_reads_its_prompt_from_the_users_checkout():
     elsewhere = ProfileUse(name="csb-paper", sources={"csb_paper": ProfileSource(checkout=CHECKOUT / "prompts")})
     with pytest.raises(ProfileError, match=r"profiles\.csb_paper\.checkout: .*prompts/default\.txt"):
         profiled_claw("openclaw", {}, Budgets(), elsewhere)
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "default.txt").write_text("Fix the bug.\n")  # not a template of an issue
+    no_issue = ProfileUse(name="csb-paper", sources={"csb_paper": ProfileSource(checkout=tmp_path)})
+    with pytest.raises(ProfileError, match=r"has no \{problem_statement\} placeholder"):
+        profiled_claw("openclaw", {}, Budgets(), no_issue)
 
 
 def test_a_sweep_setting_cannot_override_what_the_profile_fixed():
