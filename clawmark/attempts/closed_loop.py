@@ -22,9 +22,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawmark.attempts.credentials import NoCredentials
-from clawmark.attempts.patch import claw_image_ref, model_for_task
+from clawmark.attempts.patch import claw_image_ref, model_for_task, profile_fields
 from clawmark.attempts.phases import open_cell
-from clawmark.claws import Budgets, ClawAdapter, get_claw
+from clawmark.claws import Budgets, ClawAdapter
+from clawmark.claws.profiles import ProfileUse, claw_for
 from clawmark.gateway.cassettes import is_scripted
 from clawmark.results import AttemptRow, ResultStore, Track, config_hash
 from clawmark.webproxy.config import WebProxyConfig
@@ -39,6 +40,8 @@ class ClosedLoopAttemptConfig(BaseModel):
 
     budgets: Budgets = Field(default_factory=Budgets, description="Claw limits; seconds = per-turn cap too.")
     claw_settings: NoCredentials = Field(default_factory=dict, description="Overrides of the claw's Config.")
+    profile: ProfileUse = Field(default_factory=ProfileUse, description="Protocol profile the claws run under "
+                                "(clawmark.claws.profiles); the preamble stays clawmark's under every one.")
     model_params: NoCredentials = Field(default_factory=dict, description="Fixed model params (cell identity).")
     supervisor_model: str | None = Field(None, description="Default: the task's codex.supervisor.model, then "
                                          "scripted/sup-{task_id} for a scripted executor, else the executor model.")
@@ -113,8 +116,7 @@ def open_closed_loop_attempt(task: Any, claw_name: str, model: str, seed: int, s
     folder laid out and its config saved; the stages in CLOSED_LOOP_STAGES run it to its row."""
     from clawmark.attempts.closed_loop_stages import ClosedLoopAttempt
 
-    config = config or ClosedLoopAttemptConfig()
-    claw = get_claw(claw_name, config.claw_settings)
+    claw, config = claw_for(claw_name, config or ClosedLoopAttemptConfig())
     models = role_models(task, model, config)
     fields = identity_fields(task, claw, model, seed, sweep_id, config, models)
     layout, attempt_id, saved_hash = open_cell(store, sweep_id, fields, _saved_config(task, claw, models, seed, config))
@@ -151,6 +153,7 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
         "claw": claw.name,
         "claw_version": claw.version,
         "claw_settings_hash": config_hash({**claw.settings(), "budgets": config.budgets.model_dump(), **image}),
+        **profile_fields(claw),
         "model": model,
         "model_params_hash": config_hash({**config.model_params, "closed_loop": judges}),
         "seed": seed,

@@ -18,6 +18,7 @@ runs them directly, the sweep flow runs each as a Prefect task (flows/attempt.py
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawmark.attempts.credentials import NoCredentials
 from clawmark.attempts.phases import open_cell
-from clawmark.claws import Budgets, ClawAdapter, get_claw
+from clawmark.claws import Budgets, ClawAdapter
+from clawmark.claws.profiles import ProfileUse, claw_for
 from clawmark.gateway.prices import Price
 from clawmark.results import AttemptRow, ResultStore, Track, config_hash
 
@@ -39,6 +41,8 @@ class PatchAttemptConfig(BaseModel):
 
     budgets: Budgets = Field(default_factory=Budgets, description="Claw limits (steps, s, USD).")
     claw_settings: NoCredentials = Field(default_factory=dict, description="Overrides of the claw's Config.")
+    profile: ProfileUse = Field(default_factory=ProfileUse, description="Protocol profile the claws run under "
+                                "(clawmark.claws.profiles): their versions, prompts, limits and settings.")
     model_params: NoCredentials = Field(default_factory=dict, description="Fixed model params (cell identity).")
     deadline_grace_s: float = Field(120.0, description="Host deadline = budgets.seconds + this.")
     stop_grace_s: float = Field(30.0, gt=0, description="After the host deadline's stop: how long the claw "
@@ -86,8 +90,7 @@ def open_patch_attempt(instance: Any, claw_name: str, model: str, seed: int, sto
     from clawmark.attempts.gateway_link import uses_fallback_price
     from clawmark.attempts.patch_stages import PatchAttempt
 
-    config = config or PatchAttemptConfig()
-    claw = get_claw(claw_name, config.claw_settings)
+    claw, config = claw_for(claw_name, config or PatchAttemptConfig())
     fallback = uses_fallback_price(model_for_task(model, instance.instance_id), config, claw)
     fields = identity_fields(instance, claw, model, seed, sweep_id, config)
     saved = _saved_config(instance, claw, model, seed, config)
@@ -124,10 +127,16 @@ def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, swe
         "claw": claw.name,
         "claw_version": claw.version,
         "claw_settings_hash": config_hash({**claw.settings(), "budgets": config.budgets.model_dump(), **image}),
+        **profile_fields(claw),
         "model": model,
         "model_params_hash": config_hash(config.model_params),
         "seed": seed,
     }
+
+
+def profile_fields(claw: ClawAdapter) -> dict[str, str]:
+    """The row's record of the protocol profile and what it fixed (the key has them in the settings)."""
+    return {"claw_profile": claw.profile, "claw_profile_fixed": json.dumps(claw.profile_fixed, sort_keys=True)}
 
 
 def claw_image_ref(claw: ClawAdapter) -> str:

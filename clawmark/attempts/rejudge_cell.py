@@ -38,7 +38,8 @@ TURN_INPUTS = ("prompt.txt", "turn.json", "transcript", "results", "screen.png",
                "leak.json")
 # Carried from the judged attempt: facts of the executor's run that no judge changes.
 CARRIED_FIELDS = ("track", "task_id", "task_hash", "category", "capability", "language", "claw", "claw_version",
-                  "claw_settings_hash", "model", "seed", "protocol_version", "scripted_model",
+                  "claw_settings_hash", "claw_profile", "claw_profile_fixed", "model", "seed", "protocol_version",
+                  "scripted_model",
                   "network_policy", "snapshot_mode", "runtime_profile", "price_fallback", "claw_reported_input_tokens",
                   "claw_reported_output_tokens", "claw_reported_cost_usd", "usage_mismatch", "web_hits", "web_misses")
 

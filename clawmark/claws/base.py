@@ -50,12 +50,17 @@ How every claw in ``shared/reference/claws.md`` maps onto this protocol without 
 * **reference**, **bare**, **oracle**, **nop** — our own claws, run on the host and acting on the
   container through ``ctx.sandbox.exec``.
 
+A protocol profile (:mod:`clawmark.claws.profiles`) may run a claw at another version (its own
+image recipe), with another patch prompt, limits and settings, as a paper's runner did:
+``pin`` sets them on the adapter, and ``settings()`` carries them into the cell key.
+
 Invariant: only a claw with ``needs_gold_patch = True`` (the oracle) is ever given
 ``ctx.gold_patch``; the attempt runner refuses to hand it to anyone else.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from pathlib import Path
@@ -200,10 +205,27 @@ class ClawAdapter:
 
     def __init__(self, config: dict[str, Any] | None = None):
         self.config = self.Config(**(config or {}))
+        self.profile = "clawmark"  # the protocol profile (clawmark.claws.profiles) this claw runs under
+        self.profile_fixed: dict[str, Any] = {}  # what that profile fixed (row and config.json)
+
+    def pin(self, profile: str, *, version: str | None, image: str | None, prompt: str | None,
+            fixed: dict[str, Any]) -> None:
+        """Run as protocol profile ``profile`` says: another version (in its own image recipe) and
+        patch prompt template; the profile's settings are already in ``self.config``."""
+        self.profile, self.profile_fixed = profile, dict(fixed)
+        if version is not None:
+            self.version = version  # type: ignore[misc]
+        if image is not None:
+            self.needs_image_layer = image  # type: ignore[misc]
+        if prompt is not None:
+            self.prompt_template = prompt  # type: ignore[misc]
+            self.profile_fixed["prompt_sha256"] = hashlib.sha256(prompt.encode()).hexdigest()
 
     def settings(self) -> dict[str, Any]:
-        """Identity of this claw for the cell key: name, version, settings."""
-        return {"name": self.name, "version": self.version, **self.config.model_dump(mode="json")}
+        """Identity of this claw for the cell key: name, version, settings, and the protocol profile
+        with what it fixed (left out under clawmark's own, so its cells keep their keys)."""
+        profile = {"profile": self.profile, "profile_fixed": self.profile_fixed} if self.profile != "clawmark" else {}
+        return {"name": self.name, "version": self.version, **self.config.model_dump(mode="json"), **profile}
 
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
         """Extra container settings, as fields of ``clawmark.swe.environment.InstanceEnvConfig``

@@ -36,6 +36,10 @@ MESSAGES = "hermes-messages.json"
 
 class HermesConfig(ClawAdapter.Config):
     grace_s: float = Field(60.0, ge=0, description="Host deadline beyond the claw's wall-clock budget.")
+    toolsets: list[str] = Field(default_factory=list, description="Toolsets given to Hermes (-t a,b); [] = all.")
+    reasoning_effort: str | None = Field(None, description="agent.reasoning_effort; None = Hermes' own.")
+    compression: bool | None = Field(None, description="compression.enabled; None = Hermes' own.")
+    terminal_timeout_s: int | None = Field(None, ge=1, description="terminal.timeout; None = Hermes' own.")
     context_length: int = Field(128_000, gt=0, description="The model's context window; given, so Hermes "
                                                            "does not look it up on a catalog host.")
 
@@ -72,8 +76,9 @@ class HermesClaw(ClawAdapter):
         config = {
             "model": {"default": ctx.model, "provider": "custom", "base_url": ctx.gateway_url,
                       "api_key": ctx.gateway_token or PLACEHOLDER_KEY, "context_length": settings.context_length},
-            "agent": {"max_turns": ctx.budgets.steps},
-            "terminal": {"backend": "local", "cwd": ctx.workspace},
+            "agent": {"max_turns": ctx.budgets.steps, **_set(reasoning_effort=settings.reasoning_effort)},
+            "terminal": {"backend": "local", "cwd": ctx.workspace, **_set(timeout=settings.terminal_timeout_s)},
+            **({} if settings.compression is None else {"compression": {"enabled": settings.compression}}),
             "security": {"allow_lazy_installs": False},
         }
         ctx.sandbox.write_file(f"{self._home(ctx)}/config.yaml", yaml.safe_dump(config, sort_keys=False).encode())
@@ -82,15 +87,20 @@ class HermesClaw(ClawAdapter):
         clock = Stopwatch()
         task_file = f"{ctx.claw_home}/task-{turn}.txt"
         ctx.sandbox.write_file(task_file, message.encode())
-        quoted = f'"$(cat {shlex.quote(task_file)})"'
-        if self.session_id is None:
-            command = f"{HERMES} -z {quoted} --usage-file {shlex.quote(self._usage_file(ctx, turn))} --yolo"
-        else:
-            command = f"{HERMES} chat -Q -q {quoted} --resume {shlex.quote(self.session_id)} --yolo"
-        result = ctx.sandbox.exec(command, timeout_s=self._deadline(ctx), workdir=ctx.workspace,
+        result = ctx.sandbox.exec(self.command(ctx, task_file, turn), timeout_s=self._deadline(ctx),
+                                  workdir=ctx.workspace,
                                   env=self._env(ctx), user=ctx.exec_user)
         logs = self._save_logs(ctx, result, turn)
         return self._result(ctx, result, logs, clock, turn)
+
+    def command(self, ctx: ClawContext, task_file: str, turn: int) -> str:
+        """Turn 0 runs one-shot, a follow-up resumes its session; both with the configured toolsets."""
+        settings: Any = self.config
+        quoted = f'"$(cat {shlex.quote(task_file)})"' + (f" -t {shlex.quote(','.join(settings.toolsets))}"
+                                                           if settings.toolsets else "")
+        if self.session_id is None:
+            return f"{HERMES} -z {quoted} --usage-file {shlex.quote(self._usage_file(ctx, turn))} --yolo"
+        return f"{HERMES} chat -Q -q {quoted} --resume {shlex.quote(self.session_id)} --yolo"
 
     def _usage_file(self, ctx: ClawContext, turn: int) -> str:
         return f"{ctx.claw_home}/usage-turn{turn}.json"
@@ -185,3 +195,8 @@ def turn_status(stdout: str, exit_code: int | None, timed_out: bool,
     if not stdout.strip():
         return "no_reply", "empty", "hermes printed no reply"
     return "replied", "stop", None
+
+
+def _set(**values: Any) -> dict[str, Any]:
+    """The keys whose value is set (a None setting leaves Hermes' own default)."""
+    return {key: value for key, value in values.items() if value is not None}

@@ -1,4 +1,5 @@
-"""``nanobot``: the real PyPI package ``nanobot-ai`` 0.3.5 running INSIDE the task container.
+"""``nanobot``: the real PyPI package ``nanobot-ai`` 0.3.5 running INSIDE the task container
+(0.1.5.post3, UniClawBench's pin, under the ``ucb-paper`` profile: image ``claw-nanobot-0.1.5.post3``).
 
 The image layer ``images/claw-nanobot`` holds a venv at ``/opt/claws/nanobot``, mounted
 read-only like mini-swe-agent's (:mod:`clawmark.claws.volumes`). Each turn is one
@@ -39,6 +40,9 @@ PLACEHOLDER_KEY = "clawmark-no-token"  # the gateway ignores it while it require
 
 class NanobotConfig(ClawAdapter.Config):
     exec_timeout_s: int = Field(120, ge=1, description="Nanobot's per-command timeout of its exec tool.")
+    context_window_tokens: int | None = Field(None, gt=0, description="agents.defaults.contextWindowTokens; "
+                                                                      "None = nanobot's own.")
+    web_tools: bool = Field(True, description="Nanobot's web search and fetch tools (tools.web.enable).")
     grace_s: float = Field(60.0, ge=0, description="Host deadline beyond the claw's wall-clock budget.")
 
 
@@ -51,14 +55,14 @@ class NanobotClaw(ClawAdapter):
     Config = NanobotConfig
 
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
-        volume = seeded_volume(IMAGE_NAME, VENV, f"test -x {NANOBOT}")
+        volume = seeded_volume(self.needs_image_layer or IMAGE_NAME, VENV, f"test -x {NANOBOT}")
         return {"network": "gateway", "volumes": {volume: {"bind": VENV, "mode": "ro"}}}
 
     def post_container_start(self, ctx: ClawContext) -> None:
         home = shlex.quote(ctx.claw_home)
         owner = f" && chown -R {shlex.quote(ctx.exec_user)} {home}" if ctx.exec_user else ""
         probe = ctx.sandbox.exec(f"mkdir -p {home}{owner} && {NANOBOT} --version", timeout_s=120)
-        if probe.exit_code != 0:
+        if probe.exit_code != 0 or self.version not in probe.stdout:
             raise ClawError(f"nanobot is not runnable in the container: {(probe.stderr or probe.stdout)[-500:]}")
 
     def create_agent(self, ctx: ClawContext) -> None:
@@ -72,12 +76,13 @@ class NanobotClaw(ClawAdapter):
 
     def _config(self, ctx: ClawContext) -> dict[str, Any]:
         config: Any = self.config
+        window = {"contextWindowTokens": config.context_window_tokens} if config.context_window_tokens else {}
         return {
             "providers": {"custom": {"apiKey": ctx.gateway_token or PLACEHOLDER_KEY, "apiBase": ctx.gateway_url}},
             "agents": {"defaults": {"provider": "custom", "model": ctx.model, "workspace": self._agent_workspace(ctx),
                                     "maxToolIterations": ctx.budgets.steps, "timezone": "UTC",
-                                    "idleCompactAfterMinutes": 0}},
-            "tools": {"exec": {"timeout": config.exec_timeout_s}},
+                                    "idleCompactAfterMinutes": 0, **window}},
+            "tools": {"exec": {"timeout": config.exec_timeout_s}, **({} if config.web_tools else {"web": {"enable": False}})},
         }
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
@@ -118,9 +123,16 @@ class NanobotClaw(ClawAdapter):
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True, exist_ok=True)
         try:
-            ctx.sandbox.copy_out_skipping_unsafe(f"{ctx.claw_home}/sessions", dest)
+            ctx.sandbox.copy_out_skipping_unsafe(self._sessions_dir(ctx), dest)
         except Exception:  # noqa: BLE001 - no session folder (nanobot died early) is itself the finding
             shutil.rmtree(dest, ignore_errors=True)
+
+    def _sessions_dir(self, ctx: ClawContext) -> str:
+        """0.3.5 keeps sessions beside its config (``<home>/sessions/<workspace id>/``); 0.1.5 inside
+        its workspace (``<workspace>/sessions/<key>.jsonl``)."""
+        if self.version.startswith("0.1."):
+            return f"{self._agent_workspace(ctx)}/sessions"
+        return f"{ctx.claw_home}/sessions"
 
     def session_records(self, ctx: ClawContext) -> list[dict[str, Any]]:
         """The JSON lines of this attempt's saved session (metadata line first), [] when none."""

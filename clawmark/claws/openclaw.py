@@ -1,4 +1,7 @@
 """``openclaw``: the real npm package (2026.9.6) running INSIDE the instance container.
+Under the ``ucb-paper`` profile it is 2026.3.11 (image ``claw-openclaw-2026.3.11``), which takes
+an older config (no ``cwd``; exec approvals as ``security``/``ask``), the message as an argument,
+and keeps JSONL session files, copied instead of exported (``keeps_jsonl_sessions``).
 
 The claw image ``images/claw-openclaw`` holds Node 24 and OpenClaw in ``/opt/claws/openclaw``,
 shared read-only into the instance container as a seeded volume (:mod:`clawmark.claws.volumes`).
@@ -31,6 +34,7 @@ from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
 from clawmark.claws.openclaw_envelope import envelope_usage, parse_envelope, turn_verdict
+from clawmark.claws.transcripts.openclaw import SESSIONS_PREFIX
 
 IMAGE_NAME = "claw-openclaw"
 OPENCLAW_VERSION = "2026.9.6"
@@ -48,6 +52,12 @@ class OpenClawConfig(ClawAdapter.Config):
     deny_tools: list[str] = Field(default_factory=list, description="OpenClaw tools.deny (none: OpenClaw as shipped).")
     context_window: int = Field(128_000, gt=0, description="contextWindow declared for the model.")
     max_tokens: int = Field(8192, gt=0, description="maxTokens declared for the model.")
+    reasoning: bool = Field(False, description="`reasoning` flag declared for the model.")
+    context_tokens: int | None = Field(None, gt=0, description="agents.defaults.contextTokens; None = OpenClaw's own.")
+    native_browser: bool = Field(True, description="OpenClaw's browser tool on the desktop's Chromium; False turns "
+                                                   "it off (browser.enabled: false), as UniClawBench does in favour "
+                                                   "of the agent-browser CLI skill.")
+    native_skills: str | None = Field(None, description="commands.nativeSkills; None = OpenClaw's own.")
     grace_s: float = Field(120.0, description="Host deadline beyond OpenClaw's own --timeout (startup ~15 s).")
 
 
@@ -66,20 +76,21 @@ class OpenClawClaw(ClawAdapter):
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
         from clawmark.claws.volumes import seeded_volume
 
-        volume = seeded_volume(IMAGE_NAME, ROOT, f"{OPENCLAW} --version")
+        volume = seeded_volume(self.needs_image_layer or IMAGE_NAME, ROOT, f"{OPENCLAW} --version")
         return {"network": "gateway", "volumes": {volume: {"bind": ROOT, "mode": "ro"}}}
 
     def post_container_start(self, ctx: ClawContext) -> None:
         probe = ctx.sandbox.exec(f"mkdir -p {ctx.claw_home}/state {ctx.claw_home}/home && {OPENCLAW} --version",
                                  timeout_s=120)
-        if probe.exit_code != 0 or OPENCLAW_VERSION not in probe.stdout:
-            raise ClawError(f"openclaw {OPENCLAW_VERSION} is not runnable in the container: "
+        if probe.exit_code != 0 or self.version not in probe.stdout:
+            raise ClawError(f"openclaw {self.version} is not runnable in the container: "
                             f"{(probe.stdout + probe.stderr)[-500:]}")
 
     def create_agent(self, ctx: ClawContext) -> None:
         from clawmark.claws.browser_tool import has_desktop
 
-        config = self.openclaw_config(ctx, browser=has_desktop(ctx.sandbox))
+        config: Any = self.config
+        config = self.openclaw_config(ctx, browser=config.native_browser and has_desktop(ctx.sandbox))
         ctx.sandbox.write_file(self.config_path(ctx), json.dumps(config, indent=1).encode())
         self.hand_home_over(ctx)
 
@@ -96,9 +107,12 @@ class OpenClawClaw(ClawAdapter):
         """The whole openclaw.json; ``agents`` adds ``agents.entries`` (EDICT's role agents);
         ``browser`` the browser tool on the desktop's Chromium."""
         config: Any = self.config
+        legacy = keeps_jsonl_sessions(self.version)  # 2026.3: no `cwd`; exec approvals are security + ask
         defaults = {"model": {"primary": f"{PROVIDER}/{ctx.model}"}, "workspace": f"{ctx.claw_home}/workspace",
-                    "cwd": ctx.workspace, "timeoutSeconds": int(ctx.budgets.seconds)}
-        tools = {"profile": config.tool_profile, "exec": {"mode": config.exec_mode, "host": "gateway"},
+                    **({} if legacy else {"cwd": ctx.workspace}), "timeoutSeconds": int(ctx.budgets.seconds),
+                    **({"contextTokens": config.context_tokens} if config.context_tokens else {})}
+        execution = ({"security": config.exec_mode, "ask": "off"} if legacy else {"mode": config.exec_mode})
+        tools = {"profile": config.tool_profile, "exec": {**execution, "host": "gateway"},
                  # Tool Search (on by default) would hide the browser behind a search-and-call code tool.
                  **({"alsoAllow": ["browser"], "toolSearch": False} if browser else {}),
                  **({"deny": list(config.deny_tools)} if config.deny_tools else {})}
@@ -111,11 +125,13 @@ class OpenClawClaw(ClawAdapter):
             # 19.7 s for a one-reply turn, measured in the image). "warn" only reports.
             "session": {"maintenance": {"mode": "warn"}},
             **({"browser": desktop_browser()} if browser else {}),
+            **({} if config.native_browser else {"browser": {"enabled": False}}),
+            **({"commands": {"nativeSkills": config.native_skills}} if config.native_skills else {}),
         }
 
     def _provider(self, ctx: ClawContext) -> dict[str, Any]:
         config: Any = self.config
-        model = {"id": ctx.model, "name": ctx.model, "reasoning": False, "input": ["text"],
+        model = {"id": ctx.model, "name": ctx.model, "reasoning": config.reasoning, "input": ["text"],
                  "cost": _openclaw_cost(ctx.model), "contextWindow": config.context_window,
                  "maxTokens": config.max_tokens, "compat": {"supportsUsageInStreaming": True}}
         return {"baseUrl": ctx.gateway_url, "apiKey": "${%s}" % TOKEN_ENV, "api": "openai-completions",
@@ -130,10 +146,13 @@ class OpenClawClaw(ClawAdapter):
         clock = Stopwatch()
         message_file = f"{ctx.claw_home}/message-{label}.txt"
         ctx.sandbox.write_file(message_file, message.encode())
-        argv = [OPENCLAW, "agent", "--local", "--session-id", session_id, "--message-file", message_file,
-                "--json", "--timeout", str(int(ctx.budgets.seconds))] + (["--agent", agent] if agent else [])
+        argv = [OPENCLAW, "agent", "--local", "--session-id", session_id, "--json", "--timeout",
+                str(int(ctx.budgets.seconds))] + (["--agent", agent] if agent else [])
+        # 2026.3 has no --message-file: the message is one argument (a kernel limit of 128 KiB).
+        message_arg = (f' --message "$(cat {shlex.quote(message_file)})"' if keeps_jsonl_sessions(self.version)
+                       else " " + _join(["--message-file", message_file]))
         config: Any = self.config
-        result = ctx.sandbox.exec(_join(argv), timeout_s=ctx.budgets.seconds + config.grace_s,
+        result = ctx.sandbox.exec(_join(argv) + message_arg, timeout_s=ctx.budgets.seconds + config.grace_s,
                                   workdir=ctx.workspace, env=self.env(ctx), user=ctx.exec_user)
         logs = self._save_logs(ctx, result, label)
         envelope = parse_envelope(result.stdout)
@@ -181,7 +200,10 @@ class OpenClawClaw(ClawAdapter):
 
     def export_trajectories(self, ctx: ClawContext, dest: Path, sessions: list[tuple[str | None, str]]) -> list[Path]:
         """``openclaw sessions export-trajectory`` of each (agent, session id) into ``dest``; the
-        files saved (a bundle folder per agent: events.jsonl, session-branch.json, tools.json...)."""
+        files saved (a bundle folder per agent: events.jsonl, session-branch.json, tools.json...).
+        A release that keeps JSONL sessions has no such command: its session files are copied."""
+        if keeps_jsonl_sessions(self.version):
+            return self.copy_session_files(ctx, dest, sorted({agent for agent, _sid in sessions}, key=str))
         exports = f"{ctx.claw_home}/exports"
         saved = []
         for agent, session_id in sessions:
@@ -198,6 +220,28 @@ class OpenClawClaw(ClawAdapter):
             folder = ctx.sandbox.copy_out(f"{exports}/.openclaw/trajectory-exports/{name}", dest)
             saved += sorted(p for p in folder.rglob("*") if p.is_file())
         return saved
+
+
+    def copy_session_files(self, ctx: ClawContext, dest: Path, agents: list[str | None]) -> list[Path]:
+        """Each agent's ``<state>/agents/<id>/sessions/`` (``<session id>.jsonl`` and its index) into
+        ``dest/openclaw-sessions-<agent>/`` (links and specials skipped: the folder is the claw's)."""
+        saved = []
+        for agent in agents:
+            target = dest / f"{SESSIONS_PREFIX}{agent or 'main'}"
+            target.mkdir(parents=True, exist_ok=True)
+            try:
+                ctx.sandbox.copy_out_skipping_unsafe(f"{ctx.claw_home}/state/agents/{agent or 'main'}/sessions", target)
+            except Exception as exc:  # noqa: BLE001 - a missing backup is logged, never fatal
+                (dest / f"{target.name}.error.log").write_text(f"{type(exc).__name__}: {exc}")
+            saved += sorted(p for p in target.rglob("*.jsonl") if p.is_file())
+        return saved
+
+
+def keeps_jsonl_sessions(version: str) -> bool:
+    """OpenClaw 2026.3.11 (UniClawBench's pin) keeps each session as a JSONL file; 2026.9.6 keeps
+    them in SQLite and exports trajectories. The switch lies between; those are the two run here."""
+    release = tuple(int(part) for part in version.split("+")[0].split(".")[:2] if part.isdigit())
+    return release < (2026, 9)
 
 
 def desktop_browser() -> dict[str, Any]:

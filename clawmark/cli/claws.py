@@ -37,12 +37,20 @@ def usage_report(claw) -> str:
     return "none (the gateway ledger only)"
 
 
-def claw_rows() -> list[dict[str, str]]:
+def claw_rows(profile: str = "clawmark") -> list[dict[str, str]]:
+    """One row per claw the profile runs, at the version and image it pins."""
     from clawmark.claws import claw_names, get_claw
+    from clawmark.claws.profiles import load_profile
 
+    pinned = load_profile(profile)
     rows = []
     for name in claw_names():
+        if not pinned.every_claw and name not in pinned.claws:
+            continue
         claw = get_claw(name)
+        pins = pinned.claws.get(name)
+        if pins is not None:  # versions and images only: prompts need the user's checkout, not a listing
+            claw.pin(profile, version=pins.version, image=pins.image, prompt=None, fixed={})
         tracks = ("patch",) if claw.needs_gold_patch else claw.tracks
         rows.append({"claw": name, "version": claw.version, "image": image_state(claw.needs_image_layer),
                      "tracks": ", ".join(tracks), "in container": "yes" if claw.runs_in_container else "no",
@@ -51,14 +59,20 @@ def claw_rows() -> list[dict[str, str]]:
 
 
 @app.command("list")
-def list_cmd() -> None:
+def list_cmd(profile: str = typer.Option("clawmark", "--profile", help="Protocol profile: clawmark, ucb-paper or "
+                                         "csb-paper (its claws at the versions it pins).")) -> None:
     """Each claw: pinned version, image status, tracks, in-container or host, self-reported usage."""
     from rich.table import Table
 
     from clawmark.cli.console import console as make_console
+    from clawmark.claws.profiles import ProfileError
 
-    rows = claw_rows()
-    table = Table(*rows[0].keys(), title="claws")
+    try:
+        rows = claw_rows(profile)
+    except ProfileError as exc:
+        make_console().print(f"[red]--profile: {exc}[/red]")
+        raise typer.Exit(2) from None
+    table = Table(*rows[0].keys(), title=f"claws ({profile} profile)")
     for row in rows:
         table.add_row(*row.values())
     make_console().print(table)

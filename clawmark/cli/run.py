@@ -67,6 +67,11 @@ def run(
     env_file: Path | None = typer.Option(None, "--env-file", exists=True, dir_okay=False, help="Closed loop: "
                                          "KEY=VALUE file of the task's `.privacy` values (over the environment); "
                                          "they reach the executor's environment only."),
+    profile: str = typer.Option("clawmark", "--profile", help="Protocol profile: clawmark, ucb-paper or csb-paper "
+                                "(the claw's version, prompt, limits and settings as that paper ran it; its limits "
+                                "replace --steps/--seconds/--cost-usd where it fixes them)."),
+    checkout: Path | None = typer.Option(None, "--checkout", exists=True, file_okay=False, help="The upstream "
+                                         "checkout the profile reads its prompt files from (csb-paper)."),
 ) -> None:
     """Run one attempt of a task with a claw and a model, and print its result row."""
     from clawmark.claws import claw_names
@@ -76,6 +81,7 @@ def run(
     if not SWEEP_RE.match(sweep_id):
         _fail(f"--sweep-id: expected letters, digits, '.', '_' or '-' (got {sweep_id!r})")
     budgets = {"steps": steps, "seconds": seconds, "cost_usd": cost_usd}
+    use = _profile_use(profile, checkout, claw)
     _preflight([model, supervisor_model or "", simulator_model or ""])
     from clawmark.cli.sweep import _store  # the one parser of a --results store, shared with `clawmark sweep`
 
@@ -88,7 +94,7 @@ def run(
     if task is not None:
         closed = {"supervisor_model": supervisor_model, "simulator_model": simulator_model,
                   "network_policy": network, "snapshot": snapshot, "image": image, "env_file": env_file,
-                  "executor": executor, "judge": judge}
+                  "executor": executor, "judge": judge, "profile": use}
         if web is not None or web_rules is not None:
             closed["web"] = {"mode": web or "live", "block": _web_rules(web_rules)}
         row = _run_closed_loop(task, claw, model, seed, store, sweep_id, budgets, closed)
@@ -96,8 +102,25 @@ def run(
         if row.status == "task_unrunnable":
             _fail(f"{task.task_id}: {row.error_message}")
         return
-    row = _run_patch(instance, claw, model, seed, store, sweep_id, budgets)
+    row = _run_patch(instance, claw, model, seed, store, sweep_id, budgets, use)
     _print_row(row, as_json)
+
+
+def _profile_use(name: str, checkout: Path | None, claw: str) -> Any:
+    """--profile and --checkout as the attempt config's `profile`; a bad one (unknown, not running
+    this claw, its checkout missing) fails before anything runs."""
+    from clawmark.claws import Budgets
+    from clawmark.claws.profiles import ProfileError, ProfileSource, ProfileUse, load_profile, profiled_claw
+
+    try:
+        key = load_profile(name).checkout_key
+        if checkout is not None and key is None:
+            _fail(f"--checkout: profile {name!r} reads no upstream checkout")
+        use = ProfileUse(name=name, sources={key: ProfileSource(checkout=checkout)} if checkout and key else {})
+        profiled_claw(claw, {}, Budgets(), use)
+    except ProfileError as exc:
+        _fail(f"--profile {name}: {exc} (here: --checkout PATH)")
+    return use
 
 
 def _web_rules(path: Path | None) -> list:
@@ -185,12 +208,12 @@ def _engine_or_fail() -> None:
 
 
 def _run_patch(instance: Any, claw: str, model: str, seed: int, store: Any, sweep_id: str,
-               budgets: dict[str, float]) -> Any:
+               budgets: dict[str, float], profile: Any) -> Any:
     from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
     from clawmark.sweeps.gateway import sweep_gateway
 
     _engine_or_fail()
-    config = PatchAttemptConfig(budgets=budgets)
+    config = PatchAttemptConfig(budgets=budgets, profile=profile)
     with sweep_gateway() as server:
         return run_patch_attempt(instance, claw, model, seed, store, sweep_id, server, config=config)
 

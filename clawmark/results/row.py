@@ -79,6 +79,10 @@ class AttemptRow(BaseModel):
     claw: str
     claw_version: str
     claw_settings_hash: str = Field(description="config_hash(claw settings).")
+    claw_profile: str | None = Field(None, description="Protocol profile the claw ran under (clawmark, ucb-paper, "
+                                     "csb-paper; clawmark.claws.profiles); null on old rows.")
+    claw_profile_fixed: str | None = Field(None, description="JSON of what that profile fixed for the claw: version, "
+                                           "image, prompt file and digest, budgets, settings ({} under clawmark).")
     model: str
     model_params_hash: str = Field(description="config_hash(model params).")
     seed: int = 0

@@ -31,6 +31,8 @@ _IDENTITY = [
     ("claw", pa.string()),
     ("claw_version", pa.string()),
     ("claw_settings_hash", pa.string()),
+    ("claw_profile", pa.string()),
+    ("claw_profile_fixed", pa.string()),
     ("model", pa.string()),
     ("model_params_hash", pa.string()),
     ("seed", pa.int64()),

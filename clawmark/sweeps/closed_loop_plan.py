@@ -11,7 +11,7 @@ from typing import Any
 
 from clawmark.attempts.closed_loop import identity_fields, role_models
 from clawmark.catalog import load_suite, load_tasks
-from clawmark.claws import get_claw
+from clawmark.claws.profiles import claw_for
 from clawmark.results import AttemptRow
 
 CLOSED_LOOP = "closed_loop"
@@ -29,16 +29,16 @@ def select_tasks(part: Any) -> list[Any]:
 def closed_loop_claws(spec: Any) -> list[str]:
     part = spec.closed_loop
     names = part.claws if part.claws is not None else spec.claws
-    return [n for n in names if CLOSED_LOOP in get_claw(n, part.attempt.claw_settings).tracks]
+    return [n for n in names if CLOSED_LOOP in claw_for(n, part.attempt)[0].tracks]
 
 
 def cell_keys(spec: Any, tasks: list[Any]) -> list[tuple[str, str, str, int, str]]:
     """(task id, claw, model, seed, cell key) of every closed-loop cell."""
     part, out = spec.closed_loop, []
-    claws = {n: get_claw(n, part.attempt.claw_settings) for n in closed_loop_claws(spec)}
+    claws = {n: claw_for(n, part.attempt) for n in closed_loop_claws(spec)}
     for task, name, model, seed in product(tasks, claws, spec.models, spec.seeds):
-        fields = identity_fields(task, claws[name], model, seed, spec.sweep_id, part.attempt,
-                                 role_models(task, model, part.attempt))
+        claw, config = claws[name]
+        fields = identity_fields(task, claw, model, seed, spec.sweep_id, config, role_models(task, model, config))
         out.append((task.task_id, name, model, seed, AttemptRow(status="infra_error", **fields).cell_key))
     return out
 

@@ -18,7 +18,7 @@ from typing import Any
 from clawmark.attempts.gateway_link import uses_fallback_price
 from clawmark.attempts.patch import claw_image_ref, environment_hash, identity_fields, model_for_task
 from clawmark.catalog import SweInstance, find_instances, load_instances, load_suite
-from clawmark.claws import get_claw
+from clawmark.claws.profiles import claw_for
 from clawmark import PROTOCOL_VERSION
 from clawmark.results import AttemptRow, ResultStore
 from clawmark.results.identity import cell_key_from_hashes
@@ -71,17 +71,16 @@ def _suite_ids(name: str) -> list[str]:
 
 def cell_key_of(spec: SweepSpec, instance: SweInstance, claw_name: str, model: str, seed: int,
                 environment: str | None = None, claw_image: str | None = None) -> str:
-    claw = get_claw(claw_name, spec.attempt.claw_settings)
-    fields = identity_fields(instance, claw, model, seed, spec.sweep_id, spec.attempt, environment, claw_image)
+    claw, config = claw_for(claw_name, spec.attempt)
+    fields = identity_fields(instance, claw, model, seed, spec.sweep_id, config, environment, claw_image)
     return AttemptRow(status="infra_error", **fields).cell_key
 
 
-def _patch_keys(spec: SweepSpec, instance: SweInstance, claw: Any, environment: str,
+def _patch_keys(spec: SweepSpec, instance: SweInstance, claw: Any, config: Any, environment: str,
                 image: str) -> list[tuple[str, int, str]]:
     """(model, seed, key) of one instance × claw. The identity is built once (hashing the instance
     row is the costly part) and only model and seed vary: they do not enter any other field."""
-    base = identity_fields(instance, claw, spec.models[0], spec.seeds[0], spec.sweep_id, spec.attempt,
-                           environment, image)
+    base = identity_fields(instance, claw, spec.models[0], spec.seeds[0], spec.sweep_id, config, environment, image)
     hashed = {k: base[k] for k in ("track", "task_id", "task_hash", "claw", "claw_version",
                                    "claw_settings_hash", "model_params_hash")}
     return [(model, seed, cell_key_from_hashes(**hashed, model=model, seed=seed, protocol_version=PROTOCOL_VERSION))
@@ -95,11 +94,11 @@ def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False, retr
     instances = select_instances(spec)
     check_prices(spec, instances)
     environments = {inst.instance_id: environment_hash(inst) for inst in instances}  # once per instance
-    claws = {name: get_claw(name, spec.attempt.claw_settings) for name in spec.claws}
-    images = {name: claw_image_ref(claw) for name, claw in claws.items() if "patch" in claw.tracks}
+    claws = {name: claw_for(name, spec.attempt) for name in spec.claws}
+    images = {name: claw_image_ref(claw) for name, (claw, _config) in claws.items() if "patch" in claw.tracks}
     cells = [Cell(inst.instance_id, name, model, seed, key)
              for inst, name in product(instances, images)
-             for model, seed, key in _patch_keys(spec, inst, claws[name], environments[inst.instance_id], images[name])]
+             for model, seed, key in _patch_keys(spec, inst, *claws[name], environments[inst.instance_id], images[name])]
     tasks = select_tasks(spec.closed_loop) if spec.closed_loop else []
     if tasks:
         check_role_prices(spec, tasks)
@@ -113,7 +112,7 @@ def plan_sweep(spec: SweepSpec, store: ResultStore, *, force: bool = False, retr
 def check_prices(spec: SweepSpec, instances: list[SweInstance]) -> None:
     """Every model a claw of the sweep calls needs a price, or the sweep's fallback price: an
     unpriced call costs NaN and could never reach a cost cap (issue 7 part 4)."""
-    spenders = [claw for claw in (get_claw(n, spec.attempt.claw_settings) for n in spec.claws) if claw.calls_model]
+    spenders = [claw for claw, _config in (claw_for(n, spec.attempt) for n in spec.claws) if claw.calls_model]
     if not spenders:
         return
     for model in sorted({model_for_task(m, i.instance_id) for m in spec.models for i in instances}):

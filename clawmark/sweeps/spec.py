@@ -12,6 +12,8 @@ from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
 from clawmark.attempts.credentials import CREDENTIAL_ERROR
 from clawmark.attempts.patch import PatchAttemptConfig
 from clawmark.catalog.errors import CatalogError, from_validation
+from clawmark.claws.profiles import (DEFAULT_PROFILE, ProfileError, ProfileSource, ProfileUse, load_profile,
+                                     profiled_claw)
 from clawmark.settings import TASKS_CATALOG
 from clawmark.taskenv.config import BASE_SKILLS_DIR
 from clawmark.webproxy.config import IRREVERSIBLE_RULES, BlockRule, WebProxyConfig
@@ -116,6 +118,10 @@ class SweepSpec(BaseModel, extra="forbid", hide_input_in_errors=True):
     max_cost_usd: float | None = Field(None, gt=0, description="Stop scheduling cells once spent ≥ this.")
     max_parallel: int = Field(1, ge=1, le=64, description="Cells run at once (Docker slots).")
     closed_loop: ClosedLoopPart | None = Field(None, description="Closed-loop cells of the sweep (none when absent).")
+    profile: str = Field(DEFAULT_PROFILE, description="Protocol profile of every cell (tasks_catalog/profiles): "
+                                                      "clawmark, ucb-paper or csb-paper.")
+    profiles: dict[str, ProfileSource] = Field(default_factory=dict, description="Upstream checkouts the profiles "
+                                               "read their prompts from, e.g. csb_paper: {checkout: PATH}.")
 
     @field_validator("claws", "models")
     @classmethod
@@ -123,6 +129,29 @@ class SweepSpec(BaseModel, extra="forbid", hide_input_in_errors=True):
         if len(set(values)) != len(values):
             raise ValueError("each entry once")
         return values
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, name: str) -> str:
+        try:
+            load_profile(name)
+        except ProfileError as exc:
+            raise ValueError(str(exc)) from None
+        return name
+
+    @model_validator(mode="after")
+    def _profile_of_every_cell(self) -> "SweepSpec":
+        """Both tracks' attempts run under the sweep's profile (the attempt configs carry it)."""
+        use = ProfileUse(name=self.profile, sources=self.profiles)
+        self.attempt.profile = use
+        if self.closed_loop is not None:
+            self.closed_loop.attempt.profile = use
+        for name in self.claws:  # a claw the profile does not run, or its missing checkout, fails the load
+            try:
+                profiled_claw(name, self.attempt.claw_settings, self.attempt.budgets, use)
+            except ProfileError as exc:
+                raise ValueError(str(exc)) from None
+        return self
 
 
 def load_spec(path: str | Path) -> SweepSpec:
@@ -138,6 +167,10 @@ def load_spec(path: str | Path) -> SweepSpec:
         raw["instances"] = str(path.parent / str(raw["instances"]))
     if isinstance(raw.get("closed_loop"), dict):
         raw["closed_loop"] = _closed_loop_paths(raw["closed_loop"], path.parent)
+    if isinstance(raw.get("profiles"), dict):
+        raw["profiles"] = {key: {**source, "checkout": str(path.parent / str(source["checkout"]))}
+                           if isinstance(source, dict) and source.get("checkout") else source
+                           for key, source in raw["profiles"].items()}
     try:
         return SweepSpec.model_validate(raw)
     except ValidationError as err:

@@ -52,3 +52,13 @@ def test_engine_down_is_a_setup_error_not_a_row(monkeypatch, tmp_path):
                      "--results", str(tmp_path / "results"))
     assert code == 1 and "Docker engine not reachable" in out
     assert not (tmp_path / "results").exists()
+
+
+def test_a_profile_without_its_checkout_or_claw_is_refused_before_anything_runs():
+    code, out = _run("clawmark-fixtures__iniparse-py-1", "--claw", "openclaw", "--model", "none",
+                     "--profile", "csb-paper")
+    assert code == 1 and "profiles.csb_paper.checkout" in out and "--checkout PATH" in out and "Traceback" not in out
+    code, out = _run("clawmark-fixtures__iniparse-py-1", "--claw", "hermes", "--model", "none", "--profile", "ucb-paper")
+    assert code == 1 and "does not run claw 'hermes'" in out
+    code, out = _run("clawmark-fixtures__iniparse-py-1", "--claw", "nop", "--model", "none", "--profile", "ucb")
+    assert code == 1 and "unknown protocol profile 'ucb'" in out

@@ -129,3 +129,13 @@ def test_openai_messages_with_odd_fields_still_normalise():
                             {"role": "assistant", "tool_calls": [{"function": "rm -rf /", "name": ["y"]}]}])
     assert render(messages) == ('[assistant] [image]\n  -> tool call bash({"command": "ls"})\n[tool]\n[assistant] x\n'
                                 '[assistant]\n  -> tool call ?()')
+
+
+def test_openclaw_2026_3_session_files_read_like_its_exports():
+    """OpenClaw 2026.3.11 (ucb-paper) keeps JSONL sessions, saved as they were (a kit patch turn
+    recorded from the pinned image): its bookkeeping lines (session, model change...) are left out."""
+    messages = read_transcript(RECORDED / "openclaw-2026.3.11")
+    assert _shape(messages) == [("user", None, []), ("assistant", None, ["exec"]), ("tool", "exec", []),
+                                ("assistant", None, [])]
+    assert "Password containing '#'" in messages[0].text and "kit-fix-applied" in messages[2].text
+    assert messages[1].tool_calls[0].id == messages[2].tool_call_id and messages[0].agent is None

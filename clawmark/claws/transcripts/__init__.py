@@ -33,9 +33,10 @@ def read_transcript(backup_dir: Path) -> list[TranscriptMessage]:
         return []
     entries = sorted(p for p in backup_dir.iterdir() if not p.is_symlink() and not p.name.startswith("."))
     bundles = [p for p in entries if p.is_dir() and p.name.startswith(openclaw.BUNDLE_PREFIX)]
-    messages = openclaw.read_bundles(bundles)
+    session_folders = [p for p in entries if p.is_dir() and p.name.startswith(openclaw.SESSIONS_PREFIX)]
+    messages = openclaw.read_bundles(bundles) + openclaw.read_session_folders(session_folders)
     for entry in entries:
-        if entry in bundles or entry.name.endswith(".error.log"):  # a failed export: clawmark's note, not the claw's
+        if entry in bundles or entry in session_folders or entry.name.endswith(".error.log"):  # a failed export: clawmark's note, not the claw's
             continue
         messages += READERS.get(entry.name, openai_shaped.unknown_entry)(entry)
     return messages

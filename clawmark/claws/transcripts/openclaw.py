@@ -6,7 +6,12 @@ events ``user.message``, ``assistant.message`` (text and ``toolCall`` parts) and
 (a ``toolResult`` message). ``tool.call`` repeats the assistant's call and runtime events are
 OpenClaw's own bookkeeping, so both are left out. EDICT's roles each have a bundle: their
 messages are merged in time order, each named by its agent. OpenClaw's export redacts text that
-looks like broken JSON (``[Malformed diagnostic JSON redacted]``); that is what it exported."""
+looks like broken JSON (``[Malformed diagnostic JSON redacted]``); that is what it exported.
+
+OpenClaw 2026.3.x (UniClawBench's pin) has no export: its session files themselves are saved
+(``openclaw-sessions-<agent>/…/<session id>.jsonl``). Their lines are ``{type, id, timestamp, ...}``;
+the conversation is the ``type: message`` lines, whose ``message`` has the same shape as an
+exported event's (``role`` user / assistant / toolResult, ``content`` parts)."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from clawmark.claws.transcripts.files import json_lines
 from clawmark.results.transcript import ToolCall, TranscriptMessage, arguments_text, content_text
 
 BUNDLE_PREFIX = "openclaw-trajectory-"
+SESSIONS_PREFIX = "openclaw-sessions-"
 SINGLE_AGENT = "main"  # OpenClaw's default agent: no name to show
 MESSAGE_EVENTS = {"user.message", "assistant.message", "tool.result"}
 
@@ -32,6 +38,24 @@ def read_bundles(bundles: list[Path]) -> list[TranscriptMessage]:
     return [message for _ts, _seq, message in sorted(timed, key=lambda item: (item[0], item[1]))]
 
 
+def read_session_folders(folders: list[Path]) -> list[TranscriptMessage]:
+    """The messages of every session file in ``openclaw-sessions-<agent>`` folders, in time order."""
+    timed: list[tuple[str, int, TranscriptMessage]] = []
+    for folder in folders:
+        agent = folder.name.removeprefix(SESSIONS_PREFIX)
+        files = sorted(p for p in folder.rglob("*.jsonl") if p.is_file() and not p.is_symlink())
+        for seq, line in enumerate(line for path in files for line in json_lines(path)):
+            message = line.get("message") if line.get("type") == "message" else None
+            kind = _SESSION_ROLES.get(message.get("role")) if isinstance(message, dict) else None
+            if kind is not None:
+                converted = _converted(kind, message, None if agent == SINGLE_AGENT else agent)
+                timed.append((str(line.get("timestamp") or ""), seq, converted))
+    return [message for _ts, _seq, message in sorted(timed, key=lambda item: (item[0], item[1]))]
+
+
+_SESSION_ROLES = {"user": "user.message", "assistant": "assistant.message", "toolResult": "tool.result"}
+
+
 def _message(event: dict[str, Any], agent: str | None) -> TranscriptMessage | None:
     if event.get("source") != "transcript" or event.get("type") not in MESSAGE_EVENTS:
         return None
@@ -39,9 +63,14 @@ def _message(event: dict[str, Any], agent: str | None) -> TranscriptMessage | No
     message = data.get("message") if isinstance(data, dict) else None
     if not isinstance(message, dict):
         return None
+    return _converted(event["type"], message, agent)
+
+
+def _converted(kind: str, message: dict[str, Any], agent: str | None) -> TranscriptMessage:
+    """One OpenClaw message (``kind`` its event type) as a transcript message."""
     content = message.get("content")
     parts = content if isinstance(content, list) else []
-    if event["type"] == "tool.result":
+    if kind == "tool.result":
         return TranscriptMessage(role="tool", text=content_text(content), agent=agent,
                                  tool_call_id=_text(message.get("toolCallId")), tool_name=_text(message.get("toolName")))
     calls = [ToolCall(name=_text(part.get("name")) or "?", arguments=arguments_text(part.get("arguments")),
@@ -50,7 +79,7 @@ def _message(event: dict[str, Any], agent: str | None) -> TranscriptMessage | No
     text = content if isinstance(content, str) else "".join(
         part["text"] for part in parts if isinstance(part, dict) and part.get("type") == "text"
         and isinstance(part.get("text"), str))
-    role = "user" if event["type"] == "user.message" else "assistant"
+    role = "user" if kind == "user.message" else "assistant"
     return TranscriptMessage(role=role, text=text, tool_calls=calls, agent=agent)
 
 
