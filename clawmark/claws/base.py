@@ -203,6 +203,10 @@ class ClawAdapter:
     class Config(BaseModel):
         """Claw settings (none by default); subclasses document theirs."""
 
+        # Settings added after cells were keyed: in the key only when set off their default, so a
+        # cell keyed before the setting existed keeps its key (and a resumed sweep its rows).
+        keyed_when_set: ClassVar[frozenset[str]] = frozenset()
+
     def __init__(self, config: dict[str, Any] | None = None):
         self.config = self.Config(**(config or {}))
         self.profile = "clawmark"  # the protocol profile (clawmark.claws.profiles) this claw runs under
@@ -225,7 +229,7 @@ class ClawAdapter:
         """Identity of this claw for the cell key: name, version, settings, and the protocol profile
         with what it fixed (left out under clawmark's own, so its cells keep their keys)."""
         profile = {"profile": self.profile, "profile_fixed": self.profile_fixed} if self.profile != "clawmark" else {}
-        return {"name": self.name, "version": self.version, **self.config.model_dump(mode="json"), **profile}
+        return {"name": self.name, "version": self.version, **key_settings(self.config), **profile}
 
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
         """Extra container settings, as fields of ``clawmark.swe.environment.InstanceEnvConfig``
@@ -271,3 +275,11 @@ class Stopwatch:
 
     def elapsed(self) -> float:
         return round(time.monotonic() - self.start, 3)
+
+
+def key_settings(config: BaseModel) -> dict[str, Any]:
+    """A claw's settings as its cell key holds them: a setting named in ``keyed_when_set`` only when
+    it is off its default."""
+    fields, later = type(config).model_fields, getattr(config, "keyed_when_set", frozenset())
+    return {name: value for name, value in config.model_dump(mode="json").items()
+            if name not in later or getattr(config, name) != fields[name].get_default(call_default_factory=True)}

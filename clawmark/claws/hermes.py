@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 from pydantic import Field
@@ -35,6 +35,9 @@ MESSAGES = "hermes-messages.json"
 
 
 class HermesConfig(ClawAdapter.Config):
+    # The protocol profiles' settings (clawmark.claws.profiles), keyed only when set.
+    keyed_when_set: ClassVar[frozenset[str]] = frozenset({"toolsets", "reasoning_effort", "compression",
+                                                          "terminal_timeout_s"})
     grace_s: float = Field(60.0, ge=0, description="Host deadline beyond the claw's wall-clock budget.")
     toolsets: list[str] = Field(default_factory=list, description="Toolsets given to Hermes (-t a,b); [] = all.")
     reasoning_effort: str | None = Field(None, description="agent.reasoning_effort; None = Hermes' own.")

@@ -21,7 +21,7 @@ import json
 import shlex
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -39,6 +39,8 @@ PLACEHOLDER_KEY = "clawmark-no-token"  # the gateway ignores it while it require
 
 
 class NanobotConfig(ClawAdapter.Config):
+    # The protocol profiles' settings (clawmark.claws.profiles), keyed only when set.
+    keyed_when_set: ClassVar[frozenset[str]] = frozenset({"context_window_tokens", "web_tools"})
     exec_timeout_s: int = Field(120, ge=1, description="Nanobot's per-command timeout of its exec tool.")
     context_window_tokens: int | None = Field(None, gt=0, description="agents.defaults.contextWindowTokens; "
                                                                       "None = nanobot's own.")

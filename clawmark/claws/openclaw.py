@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -47,6 +47,9 @@ DESKTOP_PROFILE = "desktop"
 
 
 class OpenClawConfig(ClawAdapter.Config):
+    # The protocol profiles' settings (clawmark.claws.profiles), keyed only when set.
+    keyed_when_set: ClassVar[frozenset[str]] = frozenset({"reasoning", "context_tokens", "native_browser",
+                                                          "native_skills"})
     tool_profile: str = Field("coding", description="OpenClaw tools.profile.")
     exec_mode: str = Field("full", description="OpenClaw tools.exec.mode (full: no approval prompts).")
     deny_tools: list[str] = Field(default_factory=list, description="OpenClaw tools.deny (none: OpenClaw as shipped).")

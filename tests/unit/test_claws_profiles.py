@@ -121,3 +121,15 @@ def test_a_sweep_names_its_profile_and_checkout(tmp_path):
     sweep.write_text("sweep_id: p\nclaws: [hermes]\nmodels: [scripted/x]\nprofile: ucb-paper\n")
     with pytest.raises(CatalogError, match="does not run claw 'hermes'"):
         load_spec(sweep)
+
+
+@pytest.mark.parametrize(("claw", "setting", "value"), [("openclaw", "native_browser", False),
+                                                        ("nanobot", "web_tools", False),
+                                                        ("hermes", "toolsets", ["terminal", "file"])])
+def test_a_profile_setting_enters_the_key_only_when_set(claw, setting, value):
+    """Cells keyed before the profiles existed keep their keys: a profile-only setting at its
+    default is not in a claw's settings; set, it is."""
+    from clawmark.claws import get_claw
+
+    assert setting not in get_claw(claw).settings()
+    assert get_claw(claw, {setting: value}).settings()[setting] == value
