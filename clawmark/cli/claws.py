@@ -46,7 +46,7 @@ def claw_rows() -> list[dict[str, str]]:
         tracks = ("patch",) if claw.needs_gold_patch else claw.tracks
         rows.append({"claw": name, "version": claw.version, "image": image_state(claw.needs_image_layer),
                      "tracks": ", ".join(tracks), "in container": "yes" if claw.runs_in_container else "no",
-                     "usage it reports": usage_report(claw)})
+                     "usage it reports": usage_report(claw), "note": getattr(claw, "list_note", "")})
     return rows
 
 
@@ -58,7 +58,12 @@ def list_cmd() -> None:
     from clawmark.cli.console import console as make_console
 
     rows = claw_rows()
-    table = Table(*rows[0].keys(), title="claws")
+    columns = [key for key in rows[0] if key != "note"]
+    table = Table(*columns, title="claws")
     for row in rows:
-        table.add_row(*row.values())
-    make_console().print(table)
+        table.add_row(*(row[key] for key in columns))
+    console = make_console()
+    console.print(table)
+    for row in rows:
+        if row["note"]:
+            console.print(f"{row['claw']}: {row['note']}")
