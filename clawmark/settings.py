@@ -56,7 +56,8 @@ class Settings(BaseSettings):
     prices_file: UserPath | None = Field(None, validation_alias="CLAWMARK_PRICES",
                                          description="YAML of user price overrides, dollars per million tokens.")
     images_dir: Path = Field(IMAGES_DIR, description="Root of the image recipes.")
-    edict_dir: Path = Field(TASKS_CATALOG / "edict", description="EDICT config folder (e.g. a checkout of the public project).")
+    edict_checkout: UserPath | None = Field(None, description="A checkout of cft0808/edict: the `edict` claw's agents "
+                                            "and personas (its setting `checkout` wins).")
     cassettes: Annotated[list[UserPath], NoDecode, _split(os.pathsep)] = Field(
         [], description="Extra cassette folders (`:`-separated), searched before the bundled ones.")
     lock_dir: Path | None = Field(None, json_schema_extra={"shown": "`/var/lock/clawmark`, else `<home>/locks`"},

@@ -1,23 +1,25 @@
-"""``edict``: EDICT's role agents on OpenClaw, dispatched the way UniClawBench runs them.
+"""``edict``: the real EDICT court (cft0808/edict) on OpenClaw, dispatched by UniClawBench's rules;
+``edict-3role``: clawmark's three-role court, a test double of it.
 
-One ``send_task`` is the whole dispatch: the entry agent (``taizi``) gets the message; then, while
-the kanban's task is not in a terminal state, the agent owning its state gets a turn (its own
-OpenClaw session, so each role keeps its history); last, the entry agent writes the final report.
-A wall-clock limit covers the whole dispatch (each turn's ``--timeout`` is what is left of it),
-and a role that leaves the state unchanged ends it (``stalled``) instead of looping.
+``edict`` reads its 11 agents (agents.json), their SOUL.md and the shared and group rules
+(agents/GLOBAL.md, agents/groups/*.md, written as each agent's AGENTS.md) from the EDICT checkout
+the user names (setting ``checkout`` or ``$CLAWMARK_EDICT_CHECKOUT``); nothing of EDICT's text is
+in our tree. The checkout's personas, kanban command line, data and task model are copied into
+the claw home as ``EDICT_HOME`` with a fresh, empty board; each agent gets an OpenClaw agent
+whose workspace links to ``data/`` and ``scripts/``, as EDICT's installer sets them up. Session
+and agent-to-agent tools are on. The dispatch is :mod:`clawmark.claws.edict_court`.
 
-The roles come from an EDICT configuration directory (:mod:`clawmark.claws.edict_config`):
-``config_dir`` defaults to ``$CLAWMARK_EDICT_DIR`` or clawmark's small one (``tasks_catalog/edict``);
-point it at a checkout of the public EDICT project to run its real court (that folder's README). The directory is
-copied into the claw home as ``EDICT_HOME``; each role gets an OpenClaw agent whose workspace
-holds its SOUL.md (``__REPO_DIR__`` replaced by ``EDICT_HOME``) and links to ``data/`` and
-``scripts/``, as EDICT's own installer sets them up.
+``edict-3role`` (configuration in ``tasks_catalog/edict``) keeps the older, simpler dispatch of
+:mod:`clawmark.claws.edict_dispatch`: cheaper to run, it stands in for the court where a test
+needs a claw with role agents but not EDICT itself.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+import shutil
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,29 +27,13 @@ from typing import Any
 from pydantic import Field
 
 from clawmark.claws.base import ClawContext, ClawError, TurnResult
-from clawmark.claws.edict_config import EdictSetup, load_edict
+from clawmark.claws.edict_config import CHECKOUT_PARTS, EdictCheckout, EdictSetup, load_checkout, load_edict
+from clawmark.claws.edict_court import Court, CourtRules
 from clawmark.claws.openclaw import OPENCLAW_VERSION, OpenClawClaw, OpenClawConfig
-from clawmark.settings import settings
+from clawmark.settings import TASKS_CATALOG, settings
 
 REPO_MARK = "__REPO_DIR__"
-
-
-def default_config_dir() -> Path:
-    """``$CLAWMARK_EDICT_DIR`` (e.g. a checkout of the public EDICT project), else ours."""
-    return settings().edict_dir
-
-
-class EdictConfig(OpenClawConfig):
-    config_dir: Path = Field(default_factory=default_config_dir,
-                             description="EDICT directory: agents.json + agents/<id>/SOUL.md (+ dispatch.yaml).")
-    max_dispatches: int = Field(12, ge=1, description="Role turns between the entry turn and the report.")
-    wall_clock_s: float | None = Field(None, gt=0, description="Limit of one whole dispatch; None = budgets.seconds.")
-    # The dispatcher hands the task from role to role, as UniClawBench's orchestrator does: roles
-    # do not spawn each other (sessions_spawn) nor leave background jobs behind (process). Without
-    # these tools OpenClaw also stops appending its runtime-facts message to every request.
-    deny_tools: list[str] = Field(default_factory=lambda: ["sessions_spawn", "process"],
-                                  description="OpenClaw tools.deny for every role.")
-
+CHECKOUT_ENV = "CLAWMARK_EDICT_CHECKOUT"
 
 # UniClawBench's runner puts a routing note between the runtime facts and the task for EDICT
 # (without it the entry agent answered as a single agent and never used the court); ours says the same.
@@ -61,29 +47,17 @@ the chancellery (menxia) reviews, the department of state affairs (shangshu) ass
 The sovereign's words follow."""
 
 
-class EdictClaw(OpenClawClaw):
-    name = "edict"
-    version = f"{OPENCLAW_VERSION}+edict"
-    Config = EdictConfig
+class CourtOnOpenClaw(OpenClawClaw):
+    """What both courts share: role agents as OpenClaw agents, one session each, one board."""
+
     routing_note = ROUTING_NOTE
     usage_report = "openclaw --json of every role turn, summed"
+    setup: Any
 
     def __init__(self, config: dict[str, Any] | None = None):
-        from clawmark.runtime.recipes import tree_digest
-
         super().__init__(config)
-        self.setup: EdictSetup = load_edict(self.config.config_dir)  # bad input fails here, before any run
-        self.config_digest = tree_digest(self.setup.folder)[:12]
-        # The exact version: OpenClaw's release and the court's content (rows and `claws list` show it).
-        self.version = f"{OPENCLAW_VERSION}+edict.{self.config_digest}"  # type: ignore[misc]
         self.sessions: list[tuple[str, str]] = []
         self.stopped = threading.Event()  # set at the host deadline: the dispatch ends at its next step
-
-    def settings(self) -> dict[str, Any]:
-        """The directory counts by its content, not by where it sits on this host."""
-        settings = {**super().settings(), "config_digest": self.config_digest}
-        settings["config_dir"] = self.setup.folder.name
-        return settings
 
     def stop(self, ctx: ClawContext) -> None:
         self.stopped.set()
@@ -91,46 +65,38 @@ class EdictClaw(OpenClawClaw):
     def edict_home(self, ctx: ClawContext) -> str:
         return f"{ctx.claw_home}/edict"
 
-    def create_agent(self, ctx: ClawContext) -> None:
+    def install_court(self, ctx: ClawContext, folder: Path, board: str, files: dict[str, dict[str, str]],
+                      entries: dict[str, Any], tools: dict[str, Any] | None = None) -> None:
+        """``folder`` becomes EDICT_HOME (``board``: how its kanban starts); ``files`` are each
+        agent's workspace files (``__REPO_DIR__`` = EDICT_HOME); ``entries`` OpenClaw's agents."""
         home, staging = self.edict_home(ctx), f"{ctx.claw_home}/edict-copy"
-        ctx.sandbox.copy_in(self.setup.folder, staging)  # lands as staging/<folder name>
-        placed = ctx.sandbox.exec(f"rm -rf {home} && mv {staging}/{shlex.quote(self.setup.folder.name)} {home} && "
-                                  f"rmdir {staging} && mkdir -p {home}/data && (test -f {home}/data/tasks_source.json "
-                                  f"|| echo '[]' > {home}/data/tasks_source.json)", timeout_s=60)
+        ctx.sandbox.copy_in(folder, staging)  # lands as staging/<folder name>
+        placed = ctx.sandbox.exec(f"rm -rf {home} && mv {staging}/{shlex.quote(folder.name)} {home} && "
+                                  f"rmdir {staging} && mkdir -p {home}/data && {board}", timeout_s=60)
         if placed.exit_code != 0:
             raise ClawError(f"could not install the EDICT directory at {home}: {placed.stderr[-500:]}")
-        for agent in self.setup.agents:
-            workspace = self._workspace(ctx, agent.id)
+        for agent, agent_files in files.items():
+            workspace = self.workspace_of(ctx, agent)
             ctx.sandbox.exec(f"mkdir -p {workspace} && ln -sfn {home}/data {workspace}/data && "
                              f"ln -sfn {home}/scripts {workspace}/scripts", timeout_s=60)
-            ctx.sandbox.write_file(f"{workspace}/SOUL.md", self.setup.souls[agent.id].replace(REPO_MARK, home).encode())
-        config = self.openclaw_config(ctx, agents=self._entries(ctx))
+            for name, text in agent_files.items():
+                ctx.sandbox.write_file(f"{workspace}/{name}", text.replace(REPO_MARK, home).encode())
+        config = self.openclaw_config(ctx, agents=entries)
         config["agents"]["ownership"] = "explicit"  # a roster of several agents must say so (2026.9)
+        config["tools"].update(tools or {})
         ctx.sandbox.write_file(self.config_path(ctx), json.dumps(config, indent=1).encode())
         self.hand_home_over(ctx)
 
-    def _workspace(self, ctx: ClawContext, agent_id: str) -> str:
+    def workspace_of(self, ctx: ClawContext, agent_id: str) -> str:
         return f"{ctx.claw_home}/workspaces/{agent_id}"
 
-    def _entries(self, ctx: ClawContext) -> dict[str, Any]:
-        entries = {}
-        for agent in self.setup.agents:
-            entry: dict[str, Any] = {"workspace": self._workspace(ctx, agent.id),
-                                     "subagents": {"allowAgents": self.setup.allowed(agent.id)}}
-            if self.setup.rules.agent_cwd == "workspace":
-                entry["cwd"] = self._workspace(ctx, agent.id)
-            entries[agent.id] = entry
-        return entries
+    def entry(self, ctx: ClawContext, agent_id: str, cwd: str | None = None) -> dict[str, Any]:
+        entry: dict[str, Any] = {"workspace": self.workspace_of(ctx, agent_id),
+                                 "subagents": {"allowAgents": self.setup.allowed(agent_id)}}
+        return {**entry, "cwd": cwd} if cwd else entry
 
     def env(self, ctx: ClawContext) -> dict[str, str]:
         return {**super().env(ctx), "EDICT_HOME": self.edict_home(ctx)}
-
-    def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
-        from clawmark.claws.edict_dispatch import Dispatch
-
-        config: Any = self.config
-        limit = config.wall_clock_s or ctx.budgets.seconds
-        return Dispatch(self, ctx, turn, limit).run(message)
 
     def role_turn(self, ctx: ClawContext, agent: str, message: str, label: str, seconds_left: float) -> TurnResult:
         session_id = f"{ctx.attempt_id}-{agent}"
@@ -153,3 +119,118 @@ class EdictClaw(OpenClawClaw):
         dest.mkdir(parents=True, exist_ok=True)
         (dest / "edict-kanban.json").write_text(json.dumps(board, ensure_ascii=False, indent=1))
         return [*saved, dest / "edict-kanban.json"]
+
+
+def checkout_from_env() -> Path | None:
+    return settings().edict_checkout
+
+
+class EdictConfig(OpenClawConfig):
+    checkout: Path | None = Field(default_factory=checkout_from_env,
+                                  description=f"A checkout of cft0808/edict (default ${CHECKOUT_ENV}).")
+    court: CourtRules = Field(default_factory=CourtRules, description="The dispatch's idle, reserve and limits.")
+    wall_clock_s: float | None = Field(None, gt=0, description="Limit of one whole dispatch; None = budgets.seconds.")
+
+
+class EdictClaw(CourtOnOpenClaw):
+    name = "edict"
+    version = f"unset+openclaw.{OPENCLAW_VERSION}"
+    Config = EdictConfig
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        super().__init__(config)
+        self.setup: EdictCheckout | None = None
+        checkout = self.config.checkout  # type: ignore[attr-defined]
+        if checkout is not None:  # bad input fails here, before any run
+            self.setup = load_checkout(checkout, "edict.checkout")
+            self.version = f"{self.setup.commit}+openclaw.{OPENCLAW_VERSION}"  # type: ignore[misc]
+
+    @property
+    def list_note(self) -> str:
+        return "" if self.setup else f"needs setting `checkout` (or ${CHECKOUT_ENV}): an EDICT checkout"
+
+    def require_checkout(self) -> EdictCheckout:
+        if self.setup is None:
+            raise ClawError(f"claw edict: setting `checkout` is not set (nor ${CHECKOUT_ENV}): it must name a "
+                            f"checkout of the EDICT project (cft0808/edict), whose agents and personas the court runs")
+        return self.setup
+
+    def settings(self) -> dict[str, Any]:
+        """The court counts by its commit, not by where the checkout sits on this host (unset: the
+        attempt fails at ``create_agent``, naming the setting)."""
+        settings = {**super().settings(), "edict_commit": self.setup and self.setup.commit}
+        settings["checkout"] = self.setup and self.setup.folder.name
+        return settings
+
+    def create_agent(self, ctx: ClawContext) -> None:
+        setup = self.require_checkout()
+        with tempfile.TemporaryDirectory() as staging:
+            folder = Path(staging) / "edict"
+            for part in CHECKOUT_PARTS:
+                if (setup.folder / part).is_dir():
+                    shutil.copytree(setup.folder / part, folder / part, symlinks=False)
+            folder.mkdir(exist_ok=True)
+            files = {a.id: {"SOUL.md": setup.souls[a.id], "AGENTS.md": setup.agent_rules[a.id]} for a in setup.agents}
+            ids = [a.id for a in setup.agents]
+            tools = {"agentToAgent": {"enabled": True, "allow": ids}, "sessions": {"visibility": "all"}}
+            self.install_court(ctx, folder, f"echo '[]' > {self.edict_home(ctx)}/data/tasks_source.json", files,
+                               {a: self.entry(ctx, a, self.workspace_of(ctx, a)) for a in ids}, tools)
+
+    def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
+        config: Any = self.config
+        return Court(self, ctx, turn, config.wall_clock_s or ctx.budgets.seconds, config.court).run(message)
+
+
+def default_config_dir() -> Path:
+    return TASKS_CATALOG / "edict"
+
+
+class Edict3RoleConfig(OpenClawConfig):
+    config_dir: Path = Field(default_factory=default_config_dir,
+                             description="Directory: agents.json + agents/<id>/SOUL.md (+ dispatch.yaml).")
+    max_dispatches: int = Field(12, ge=1, description="Role turns between the entry turn and the report.")
+    wall_clock_s: float | None = Field(None, gt=0, description="Limit of one whole dispatch; None = budgets.seconds.")
+    # The dispatcher hands the task from role to role: roles do not spawn each other
+    # (sessions_spawn) nor leave background jobs behind (process). Without these tools OpenClaw
+    # also stops appending its runtime-facts message to every request.
+    deny_tools: list[str] = Field(default_factory=lambda: ["sessions_spawn", "process"],
+                                  description="OpenClaw tools.deny for every role.")
+
+
+class Edict3RoleClaw(CourtOnOpenClaw):
+    """Test double of ``edict``: three roles, a role that leaves the state unchanged stalls the
+    dispatch, ``Blocked`` ends it, no idle or timeout report (tasks_catalog/edict/README.md)."""
+
+    name = "edict-3role"
+    version = f"{OPENCLAW_VERSION}+edict-3role"
+    Config = Edict3RoleConfig
+    list_note = "TEST DOUBLE of edict: three roles of our own, not EDICT's court"
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        from clawmark.runtime.recipes import tree_digest
+
+        super().__init__(config)
+        self.setup: EdictSetup = load_edict(self.config.config_dir)  # type: ignore[attr-defined]
+        self.config_digest = tree_digest(self.setup.folder)[:12]
+        # OpenClaw's release and the court's content (rows and `claws list` show it).
+        self.version = f"{OPENCLAW_VERSION}+edict-3role.{self.config_digest}"  # type: ignore[misc]
+
+    def settings(self) -> dict[str, Any]:
+        """The directory counts by its content, not by where it sits on this host."""
+        settings = {**super().settings(), "config_digest": self.config_digest}
+        settings["config_dir"] = self.setup.folder.name
+        return settings
+
+    def create_agent(self, ctx: ClawContext) -> None:
+        home = self.edict_home(ctx)
+        cwd = None if self.setup.rules.agent_cwd == "task" else "workspace"
+        entries = {a.id: self.entry(ctx, a.id, cwd and self.workspace_of(ctx, a.id)) for a in self.setup.agents}
+        self.install_court(ctx, self.setup.folder, f"(test -f {home}/data/tasks_source.json || echo '[]' > "
+                           f"{home}/data/tasks_source.json)", {a.id: {"SOUL.md": self.setup.souls[a.id]}
+                                                               for a in self.setup.agents}, entries)
+
+    def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
+        from clawmark.claws.edict_dispatch import Dispatch
+
+        config: Any = self.config
+        return Dispatch(self, ctx, turn, config.wall_clock_s or ctx.budgets.seconds).run(message)

@@ -105,3 +105,65 @@ def _rules(path: Path) -> DispatchRules:
         return DispatchRules.model_validate(yaml.safe_load(path.read_text()) or {})
     except ValidationError as exc:
         raise from_validation(path, exc) from exc
+
+
+# The public EDICT project's groups (agents/groups/<name>.md): shared rules of the three
+# departments with the front desk, and of the six ministries (the same split UniClawBench uses).
+EDICT_GROUPS = {"sansheng": ("taizi", "zhongshu", "menxia", "shangshu"),
+                "liubu": ("hubu", "libu", "bingbu", "xingbu", "gongbu", "libu_hr")}
+# What of a checkout reaches the container: the personas, the kanban command line, its data and
+# the backend's task model (the command line reads its state transitions from that file).
+CHECKOUT_PARTS = ("agents", "scripts", "data", "edict/backend/app/models")
+
+
+class EdictCheckout(BaseModel):
+    """A checkout of the public EDICT project: its roster (agents.json) and its persona files."""
+
+    folder: Path
+    commit: str
+    agents: list[RosterAgent]
+    souls: dict[str, str]
+    agent_rules: dict[str, str] = Field(description="AGENTS.md per agent: GLOBAL.md then its group's rules.")
+
+    def allowed(self, agent_id: str) -> list[str]:
+        agent = next(a for a in self.agents if a.id == agent_id)
+        return [str(x) for x in agent.subagents.get("allowAgents") or []]
+
+
+def load_checkout(folder: Path, field: str) -> EdictCheckout:
+    """Read an EDICT checkout as data; ``field`` (the setting that named it) is in every error."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CatalogError(folder, field, "a checkout of the EDICT project (a folder with agents.json)")
+    agents = _roster(folder / "agents.json")
+    missing = [a for a in EDICT_GROUPS["sansheng"] if a not in {x.id for x in agents}]
+    if missing:
+        raise CatalogError(folder / "agents.json", "id", f"EDICT's court, which needs the agents {missing}")
+    glob = folder / "agents" / "GLOBAL.md"
+    shared = glob.read_text() if glob.is_file() else ""
+    souls, rules = {}, {}
+    for agent in agents:
+        soul = folder / "agents" / agent.id / "SOUL.md"
+        if not soul.is_file():
+            raise CatalogError(soul, "SOUL.md", f"a persona file for agent {agent.id!r} listed in agents.json")
+        souls[agent.id] = soul.read_text()
+        group = next((g for g, members in EDICT_GROUPS.items() if agent.id in members), None)
+        group_file = folder / "agents" / "groups" / f"{group}.md"
+        parts = [shared, group_file.read_text() if group and group_file.is_file() else ""]
+        rules[agent.id] = "\n\n".join(p.strip() for p in parts if p.strip()) + "\n"
+    return EdictCheckout(folder=folder, commit=_commit(folder, field), agents=agents, souls=souls, agent_rules=rules)
+
+
+def _commit(folder: Path, field: str) -> str:
+    """The checkout's commit: git's HEAD, or the EDICT_COMMIT file of an exported tree."""
+    import subprocess
+
+    if (folder / ".git").exists():
+        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True)
+        if head.returncode == 0:
+            return head.stdout.strip()[:12]
+    stamp = folder / "EDICT_COMMIT"
+    if stamp.is_file() and stamp.read_text().strip():
+        return stamp.read_text().strip()[:40]
+    raise CatalogError(folder, field, "a git checkout of the EDICT project, or an exported tree with an "
+                                      "EDICT_COMMIT file naming its commit")

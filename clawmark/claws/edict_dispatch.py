@@ -1,5 +1,6 @@
-"""One EDICT dispatch (one ``send_task`` of :class:`clawmark.claws.edict.EdictClaw`): entry agent,
-then the owner of the kanban task's state until a terminal state, then the entry agent's report.
+"""The three-role double's dispatch (one ``send_task`` of :class:`clawmark.claws.edict.Edict3RoleClaw`):
+entry agent, then the owner of the kanban task's state until a terminal state, then the entry
+agent's report. :class:`RoleRun` is what it shares with the real court (``edict_court``).
 
 The trace (who acted, the state before and after) is saved as ``edict-dispatch-turn<N>.json``
 next to OpenClaw's own per-turn output, so a reader can follow the court's steps."""
@@ -24,14 +25,47 @@ def report_message(task: dict[str, Any]) -> str:
             f"Write the final report to the user now.")
 
 
-class Dispatch:
-    def __init__(self, claw: Any, ctx: ClawContext, turn: int, limit_s: float):
-        self.claw, self.ctx, self.turn, self.limit_s = claw, ctx, turn, limit_s
-        self.rules = claw.setup.rules
+class RoleRun:
+    """Role turns of one dispatch, their trace and the one TurnResult that sums them up."""
+
+    def __init__(self, claw: Any, ctx: ClawContext, turn: int, limit_s: float, entry: str):
+        self.claw, self.ctx, self.turn, self.limit_s, self.entry = claw, ctx, turn, limit_s, entry
         self.roster = {a.id for a in claw.setup.agents}
         self.clock = Stopwatch()
         self.results: list[TurnResult] = []
         self.trace: list[dict[str, Any]] = []
+
+    def _step(self, agent: str, message: str, label: str, seconds: float | None = None) -> TurnResult:
+        state_before = self._states()
+        result = self.claw.role_turn(self.ctx, agent, message, f"turn{self.turn}-{label}",
+                                     self._left() if seconds is None else seconds)
+        self.results.append(result)
+        self.trace.append({"agent": agent, "label": label, "success": result.success, "exit_status": result.exit_status,
+                           "duration_s": result.duration_s, "board_before": state_before, "board_after": self._states()})
+        return result
+
+    def _states(self) -> dict[str, Any]:
+        return {t.get("id"): t.get("state") for t in self.claw.read_board(self.ctx)}
+
+    def _left(self) -> float:
+        return 0.0 if self.claw.stopped.is_set() else self.limit_s - self.clock.elapsed()
+
+    def _finish(self, status: str, finish: str, error: str | None = None) -> TurnResult:
+        self.ctx.host_dir.mkdir(parents=True, exist_ok=True)
+        trace_file = self.ctx.host_dir / f"edict-dispatch-turn{self.turn}.json"
+        trace_file.write_text(json.dumps({"status": status, "steps": self.trace}, ensure_ascii=False, indent=1))
+        ok = finish == "stop"
+        return TurnResult(success=ok, timeout=finish == "timeout", finish_reason=finish,  # type: ignore[arg-type]
+                          exit_status=status, log_paths=[str(trace_file)] + [p for r in self.results for p in r.log_paths],
+                          session_id=f"{self.ctx.attempt_id}-{self.entry}", duration_s=self.clock.elapsed(),
+                          usage=_total(self.results), error=None if ok else f"edict {status}: {error or ''}"[:2000],
+                          error_kind=next((r.error_kind for r in self.results if r.error_kind), None))
+
+
+class Dispatch(RoleRun):
+    def __init__(self, claw: Any, ctx: ClawContext, turn: int, limit_s: float):
+        self.rules = claw.setup.rules
+        super().__init__(claw, ctx, turn, limit_s, self.rules.entry_agent)
 
     def run(self, message: str) -> TurnResult:
         before = {t.get("id"): t.get("state") for t in self.claw.read_board(self.ctx)}
@@ -72,17 +106,6 @@ class Dispatch:
             return self._finish(report.exit_status, report.finish_reason, report.error)
         return self._finish(str(task.get("state")), "stop")
 
-    def _step(self, agent: str, message: str, label: str) -> TurnResult:
-        state_before = self._states()
-        result = self.claw.role_turn(self.ctx, agent, message, f"turn{self.turn}-{label}", self._left())
-        self.results.append(result)
-        self.trace.append({"agent": agent, "label": label, "success": result.success, "exit_status": result.exit_status,
-                           "duration_s": result.duration_s, "board_before": state_before, "board_after": self._states()})
-        return result
-
-    def _states(self) -> dict[str, Any]:
-        return {t.get("id"): t.get("state") for t in self.claw.read_board(self.ctx)}
-
     def _active_task(self, before: dict[str, Any]) -> dict[str, Any] | None:
         """The task the entry agent opened or moved; else the latest one still open."""
         board = self.claw.read_board(self.ctx)
@@ -95,20 +118,6 @@ class Dispatch:
 
     def _board_path(self) -> str:
         return f"{self.claw.edict_home(self.ctx)}/data/tasks_source.json"
-
-    def _left(self) -> float:
-        return 0.0 if self.claw.stopped.is_set() else self.limit_s - self.clock.elapsed()
-
-    def _finish(self, status: str, finish: str, error: str | None = None) -> TurnResult:
-        self.ctx.host_dir.mkdir(parents=True, exist_ok=True)
-        trace_file = self.ctx.host_dir / f"edict-dispatch-turn{self.turn}.json"
-        trace_file.write_text(json.dumps({"status": status, "steps": self.trace}, ensure_ascii=False, indent=1))
-        ok = finish == "stop"
-        return TurnResult(success=ok, timeout=finish == "timeout", finish_reason=finish,  # type: ignore[arg-type]
-                          exit_status=status, log_paths=[str(trace_file)] + [p for r in self.results for p in r.log_paths],
-                          session_id=f"{self.ctx.attempt_id}-{self.rules.entry_agent}", duration_s=self.clock.elapsed(),
-                          usage=_total(self.results), error=None if ok else f"edict {status}: {error or ''}"[:2000],
-                          error_kind=next((r.error_kind for r in self.results if r.error_kind), None))
 
 
 def _total(results: list[TurnResult]) -> Usage | None:

@@ -16,6 +16,7 @@ _CLAWS: dict[str, str] = {
     "mini-swe-agent": "clawmark.claws.mini_swe_agent:MiniSweAgentClaw",
     "openclaw": "clawmark.claws.openclaw:OpenClawClaw",
     "edict": "clawmark.claws.edict:EdictClaw",
+    "edict-3role": "clawmark.claws.edict:Edict3RoleClaw",
     "zeroclaw": "clawmark.claws.zeroclaw:ZeroClawClaw",
     "nanobot": "clawmark.claws.nanobot:NanobotClaw",
     "hermes": "clawmark.claws.hermes:HermesClaw",

@@ -54,7 +54,7 @@ def claw_rows(profile: str = "clawmark") -> list[dict[str, str]]:
         tracks = ("patch",) if claw.needs_gold_patch else claw.tracks
         rows.append({"claw": name, "version": claw.version, "image": image_state(claw.needs_image_layer),
                      "tracks": ", ".join(tracks), "in container": "yes" if claw.runs_in_container else "no",
-                     "usage it reports": usage_report(claw)})
+                     "usage it reports": usage_report(claw), "note": getattr(claw, "list_note", "")})
     return rows
 
 
@@ -72,7 +72,12 @@ def list_cmd(profile: str = typer.Option("clawmark", "--profile", help="Protocol
     except ProfileError as exc:
         make_console().print(f"[red]--profile: {exc}[/red]")
         raise typer.Exit(2) from None
-    table = Table(*rows[0].keys(), title=f"claws ({profile} profile)")
+    columns = [key for key in rows[0] if key != "note"]
+    table = Table(*columns, title=f"claws ({profile} profile)")
     for row in rows:
-        table.add_row(*row.values())
-    make_console().print(table)
+        table.add_row(*(row[key] for key in columns))
+    console = make_console()
+    console.print(table)
+    for row in rows:
+        if row["note"]:
+            console.print(f"{row['claw']}: {row['note']}")

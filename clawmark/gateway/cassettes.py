@@ -108,11 +108,26 @@ def offered_tools(tools: list | None) -> list[str]:
     return [str((t.get("function") or {}).get("name", t.get("name", ""))) for t in tools or () if isinstance(t, dict)]
 
 
+# OpenClaw appends a user message holding nothing but a block of its own runtime context to some
+# requests (with its session tools on: after every tool result). That is the claw talking, not the
+# user or a tool, so triggers read the message before it.
+CLAW_CONTEXT_BLOCK = ("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>", "<<<END_OPENCLAW_INTERNAL_CONTEXT>>>")
+
+
 def latest_prompt_text(messages: list[dict]) -> str:
     for message in reversed(messages):
         if message.get("role") in ("user", "tool"):
-            return content_text(message.get("content"))
+            text = content_text(message.get("content"))
+            if message.get("role") == "user" and _only_claw_context(text):
+                continue
+            return text
     return ""
+
+
+def _only_claw_context(text: str) -> bool:
+    begin, end = CLAW_CONTEXT_BLOCK
+    text = text.strip()
+    return text.startswith(begin) and text.endswith(end) and text.count(begin) == 1
 
 
 def content_text(content: Any) -> str:

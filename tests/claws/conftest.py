@@ -55,7 +55,7 @@ def store(tmp_path):
 EDICT_TIMEOUT_S = 1800
 
 
-@pytest.fixture(params=[pytest.param(claw, marks=pytest.mark.timeout(EDICT_TIMEOUT_S)) if claw.name == "edict" else claw
+@pytest.fixture(params=[pytest.param(claw, marks=pytest.mark.timeout(EDICT_TIMEOUT_S)) if claw.name.startswith("edict") else claw
                         for claw in KIT_CLAWS], ids=str)
 def kit_claw(request) -> KitClaw:
     return request.param

@@ -15,6 +15,9 @@ that HTTP status; no file needed) are shared by every claw.
 
 The closed-loop half (``test_conformance_closed_loop.py``) writes its generic cassettes itself
 (one reply per turn); EDICT's court plays ``tasks_catalog/cassettes/edict-cl-zh_201_invoice_sum``.
+
+EDICT runs here as its three-role test double ``edict-3role`` (four OpenClaw runs a court turn);
+the real court's one run on OpenClaw is tests/integration/test_claws_edict.py.
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ KIT_CLAWS = [
     KitClaw("hermes"),
     KitClaw("genericagent", exits_zero_on_model_failure=True, reports_usage=False),
     KitClaw("openclaw", context_after_user=True),
-    KitClaw("edict", context_after_user=True, closed_loop=False),
+    KitClaw("edict-3role", context_after_user=True, closed_loop=False),
     KitClaw("zeroclaw", settings=ZEROCLAW_STANDIN, label="zeroclaw-standin"),
 ]
 

@@ -8,7 +8,7 @@ attempts (task container, supervisor, user simulator, rewritten follow-ups).
 * The runtime preamble (clawmark/claws/preamble.py) opens every claw's first prompt, read back from
   the request the provider got; the skills it announces are the ones injected, and the reference
   claw reads each announced ``SKILL.md`` at its path in the task container.
-* EDICT's court on the bundled task ``zh_201_invoice_sum`` (its own cassette, the task's own
+* EDICT's court (its three-role double) on the bundled task ``zh_201_invoice_sum`` (its own cassette, the task's own
   supervisor and simulator): every role acts on both turns and the attempt passes after the
   follow-up.
 * A claw that goes quiet (no model call back after the start, or none after the last) is stopped
@@ -187,7 +187,7 @@ def test_three_closed_loop_turns_in_one_session(kit_claw, provider, gateway, sto
 def test_edict_court_passes_a_bundled_task_after_a_follow_up(provider, gateway, store, task_containers):
     """tasks_catalog/cassettes/edict-cl-zh_201_invoice_sum.yaml: turn 1 counts the voided invoice
     (the supervisor continues), turn 2 drops it after the simulator's follow-up (pass)."""
-    edict = next(c for c in KIT_CLAWS if c.name == "edict")
+    edict = next(c for c in KIT_CLAWS if c.name == "edict-3role")
     task = bundled_task("zh_201_invoice_sum")
     # A turn is four OpenClaw runs (15-20 s of start-up each when idle, minutes on a loaded machine).
     row = _attempt(task, edict, "scripted/edict-cl-{task_id}", store, gateway, turn_timeout_s=4 * TURN_TIMEOUT_S,

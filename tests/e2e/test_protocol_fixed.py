@@ -15,7 +15,7 @@ from clawmark.settings import TASKS_CATALOG
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-CLAWS = ["reference", "mini-swe-agent", "nanobot", "hermes", "genericagent", "openclaw", "edict"]
+CLAWS = ["reference", "mini-swe-agent", "nanobot", "hermes", "genericagent", "openclaw", "edict-3role"]
 MODELS = ["scripted/ref-{task_id}", "scripted/quick-{task_id}"]
 
 

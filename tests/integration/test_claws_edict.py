@@ -1,35 +1,50 @@
-"""EDICT's court on the real OpenClaw in the instance container: our three-role configuration
-(tasks_catalog/edict) dispatched entry → owners of the kanban state → report, graded like any
-patch attempt, with every role's calls in one ledger and OpenClaw's own usage agreeing with it."""
+"""The real EDICT court (claw ``edict``) on the real OpenClaw in a closed-loop task's container, on
+the agents of a fixture checkout (tests/fixtures/edict-checkout) and the scripted model
+(tests/fixtures/cassettes/edict-court-zh_201_invoice_sum.yaml): the whole chain front desk →
+secretariat → chancellery → department of state affairs → the ministry its ``flow`` named → the
+front desk's report, dispatched from the kanban by upstream's rules, every agent's calls in one
+ledger. The orchestrator's other paths (idle, timeout, Blocked...) are tests/unit/test_claws_edict_court.py's."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from clawmark.claws import get_claw
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
-from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
+from tests.integration.closed_loop_support import (FIXTURES, attempt, bundled_task, cassettes, decision,  # noqa: F401
+                                                    gateway, store)
 
 pytestmark = pytest.mark.docker
+CHECKOUT = FIXTURES / "edict-checkout"
+CHAIN = ["taizi", "zhongshu", "menxia", "shangshu", "hubu", "taizi"]
 
 
-@pytest.mark.timeout(1800)  # four OpenClaw runs per turn: 907 s at load 15, past pytest's 900 s
-def test_the_court_fixes_the_instance_through_the_kanban(store, gateway):  # noqa: F811
-    row = attempt(INI, "edict", f"scripted/edict-{INI}", store, gateway)
-    layout = store.layout(row.sweep_id, row.cell_key)
-    assert (row.status, row.resolved, row.error_message) == (Status.RESOLVED, True, None)
-    assert "_strip_inline_comment" in layout.patch.read_text() and "SOUL.md" not in layout.raw_patch.read_text()
-    trace = json.loads((layout.transcript / "edict-dispatch-turn0.json").read_text())
-    assert trace["status"] == "Done"
-    assert [(s["agent"], s["board_after"]) for s in trace["steps"]] == [
-        ("taizi", {"JJC-1": "Zhongshu"}), ("zhongshu", {"JJC-1": "Assigned"}),
-        ("shangshu", {"JJC-1": "Done"}), ("taizi", {"JJC-1": "Done"})]
-    board = json.loads((layout.transcript / "edict-kanban.json").read_text())
-    assert board[0]["output"] == "iniparse/reader.py" and len(board[0]["flow_log"]) == 3
-    assert {p.name for p in layout.transcript.glob("openclaw-trajectory-*")} == {
-        "openclaw-trajectory-taizi", "openclaw-trajectory-zhongshu", "openclaw-trajectory-shangshu"}
-    ledger = read_ledger(layout.ledger)
-    assert len(ledger) == 12 and {r.role for r in ledger} == {"executor"}  # 3 calls per role turn
-    assert (row.claw_reported_input_tokens, row.usage_mismatch) == (sum(r.input_tokens for r in ledger), None)
+@pytest.mark.timeout(1800)  # six OpenClaw runs: 15-20 s each when idle, minutes each at load 15
+def test_the_court_passes_a_bundled_task_through_every_department_and_a_ministry(store, gateway, cassettes):  # noqa: F811
+    settings = {"checkout": str(CHECKOUT)}
+    supervisor = cassettes("edict-court-sup", [
+        {"match": "EXECUTOR TURN 1 OF", "content": decision("pass", "complete_and_passed", 1.0)}])
+    row = attempt(bundled_task("zh_201_invoice_sum"), "scripted/edict-court-zh_201_invoice_sum", store, gateway,
+                  claw="edict", claw_settings=settings, supervisor_model=supervisor,
+                  turn_timeout_s=3600.0, total_timeout_s=3600.0)
+    assert (row.status, row.turns, row.score, row.error_message) == (Status.PASS, 1, 1.0, None)
+    assert row.claw_version == "fixture+openclaw.2026.9.6" == get_claw("edict", settings).version
+    artifacts = Path(row.artifacts_dir)
+    assert (artifacts / "cycles" / "0" / "results" / "invoice_total.txt").read_text() == "1816.00\n"
+    trace = json.loads((artifacts / "transcript" / "edict-dispatch-turn0.json").read_text())
+    assert trace["status"] == "Done" and [s["agent"] for s in trace["steps"]] == CHAIN
+    assert [s["board_after"] for s in trace["steps"]] == [
+        {"JJC-1": state} for state in ("Zhongshu", "Menxia", "Assigned", "Assigned", "Done", "Done")]
+    saved = artifacts / "cycles" / "0" / "transcript"  # what backup_session kept of the turn
+    board = json.loads((saved / "edict-kanban.json").read_text())
+    assert (board[0]["org"], board[0]["summary"]) == ("户部", "剔除作废后 1816.00")
+    assert {p.name for p in saved.glob("openclaw-trajectory-*")} == {f"openclaw-trajectory-{agent}" for agent in CHAIN}
+    # Each agent's report to the user: the front desk's last words are the court's final answer.
+    report = (artifacts / "transcript" / "openclaw-turn0-report.json").read_text()
+    assert "COURT-REPORT" in report
+    ledger = [r for r in read_ledger(store.layout(row.sweep_id, row.cell_key).ledger) if r.role == "executor"]
+    assert len(ledger) == 3 * len(CHAIN)  # board, action, final answer: three calls per agent turn

@@ -1,5 +1,6 @@
-"""EDICT without Docker: the configuration directory (our own and the public project's layout)
-and the dispatch loop, with OpenClaw's role turns played by a double that edits the kanban."""
+"""The three-role test double ``edict-3role`` without Docker: its configuration directory (our own
+and the public project's layout) and its dispatch loop, with OpenClaw's role turns played by a
+double that edits the kanban. The real court's are tests/unit/test_claws_edict_court.py."""
 
 from __future__ import annotations
 
@@ -130,9 +131,9 @@ def test_the_version_names_openclaw_and_the_courts_content(tmp_path):
     from clawmark.claws import get_claw
 
     (tmp_path / "a").mkdir()
-    ours = get_claw("edict")
-    public = get_claw("edict", {"config_dir": str(_public_layout(tmp_path / "a"))})
-    assert ours.version.startswith("2026.9.6+edict.") and ours.version != public.version
+    ours = get_claw("edict-3role")
+    public = get_claw("edict-3role", {"config_dir": str(_public_layout(tmp_path / "a"))})
+    assert ours.version.startswith("2026.9.6+edict-3role.") and ours.version != public.version
     (tmp_path / "a" / "agents" / "taizi" / "SOUL.md").write_text("# taizi, edited\n")
-    edited = get_claw("edict", {"config_dir": str(tmp_path / "a")})
+    edited = get_claw("edict-3role", {"config_dir": str(tmp_path / "a")})
     assert edited.version != public.version and edited.settings()["version"] == edited.version

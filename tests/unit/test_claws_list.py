@@ -24,6 +24,7 @@ def test_every_claw_has_a_row_with_its_adapter_version(monkeypatch):
     assert rows["openclaw"]["version"] == "2026.9.6" and rows["openclaw"]["in container"] == "yes"
     assert rows["oracle"]["tracks"] == "patch" and rows["reference"]["image"] == "- (runs on the host)"
     assert rows["openclaw"]["image"] == "missing: clawmark images build claw-openclaw"
+    assert rows["edict-3role"]["note"].startswith("TEST DOUBLE of edict") and not rows["openclaw"]["note"]
 
 
 def test_zeroclaw_says_the_binary_must_be_supplied(monkeypatch):
@@ -32,6 +33,7 @@ def test_zeroclaw_says_the_binary_must_be_supplied(monkeypatch):
     assert result.exit_code == 0, result.output
     line = next(line for line in result.output.splitlines() if "zeroclaw" in line)
     assert "0.8.4" in line and "the real binary must be supplied" in line
+    assert "edict-3role: TEST DOUBLE of edict" in result.output and "edict: needs setting `checkout`" in result.output
 
 
 def test_a_profile_lists_its_claws_at_the_versions_it_pins(monkeypatch):

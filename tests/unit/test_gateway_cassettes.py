@@ -39,6 +39,14 @@ def test_list_content_parts_are_matched():
     assert SCRIPT.choose(parts)[1].content == "fixing the error"
 
 
+def test_a_message_of_nothing_but_openclaws_runtime_context_is_read_past():
+    block = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nruntime facts\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>"
+    after_tool = msgs(("user", "go"), ("assistant", "a"), ("tool", "an error"), ("user", block))
+    assert SCRIPT.choose(after_tool)[1].content == "fixing the error"
+    carrying_a_prompt = msgs(("user", "go"), ("assistant", "a"), ("tool", "an error"), ("user", block + "\nok"))
+    assert SCRIPT.choose(carrying_a_prompt)[1].content == "second"  # the user's words in it: it counts
+
+
 def test_bad_cassette_names_file_and_field(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("steps:\n  - content: hi\n    usage: {prompt: many}\n")

@@ -5,7 +5,7 @@ id, title, state, org, flow_log), changed only through this command line.
 
   kanban_update.py create ID TITLE STATE [ORG] [OFFICIAL] [REMARK]
   kanban_update.py state  ID STATE [REMARK]
-  kanban_update.py flow   ID FROM TO [REMARK]
+  kanban_update.py flow   ID FROM TO [REMARK]    (TO becomes the task's org, as in EDICT)
   kanban_update.py done   ID OUTPUT [SUMMARY]
   kanban_update.py progress ID TEXT [PLAN]     (recorded, state unchanged)
   kanban_update.py show   ID
@@ -67,7 +67,9 @@ def set_state(tasks, task_id, state, remark=""):
 
 
 def flow(tasks, task_id, source, target, remark=""):
-    log(find(tasks, task_id), remark, **{"from": source, "to": target})
+    task = find(tasks, task_id)
+    task["org"] = target
+    log(task, remark, **{"from": source, "to": target})
     return f"{task_id}: flow {source} -> {target}"
 
 
@@ -89,8 +91,8 @@ COMMANDS = {"create": (create, 3), "state": (set_state, 2), "flow": (flow, 3), "
 def board(tasks):
     if not tasks:
         return "kanban: board empty"
-    return "\n".join(f"{t['id']} | state={t['state']} | {t['title']}" + (f" | {t['summary']}" if t.get("summary") else "")
-                     for t in tasks)
+    return "\n".join(f"{t['id']} | state={t['state']} | {t['title']}" + (f" | org={t['org']}" if t.get("org") else "")
+                     + (f" | {t['summary']}" if t.get("summary") else "") for t in tasks)
 
 
 def main(argv):
