@@ -262,8 +262,9 @@ def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> Any:
         from clawmark.webproxy import ProxiedTaskEnv
 
         return ProxiedTaskEnv(s.task, config, s.layout.logs, s.config.web, s.layout.artifacts / "web",
-                              work_dir=s.layout.dir / PACKAGE_DIR)
-    return TaskEnv(s.task, config, s.layout.logs, work_dir=s.layout.dir / PACKAGE_DIR)
+                              work_dir=s.layout.dir / PACKAGE_DIR, before_services=s.headed.before_services())
+    return TaskEnv(s.task, config, s.layout.logs, work_dir=s.layout.dir / PACKAGE_DIR,
+                   before_services=s.headed.before_services())
 
 
 def role_caps(config: Any) -> dict[str, float]:

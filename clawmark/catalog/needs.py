@@ -5,7 +5,8 @@ missing from the checkout. Read off the package: UniClawBench declares none of i
 
 `web` is read from the task text: hosts it names (URLs, bare domains), the web words of either
 language ("website", "online", "browser", "网页", "联网") and well-known web services it names
-(GitHub, YouTube, arXiv, ...). English and Chinese mirrors (1xx_NN / 2xx_NN) are one task
+(GitHub, YouTube, arXiv, ...) — but not a word in a clause that forbids the web, nor a site's
+name in a clause about material the package already holds (`_web_words`). English and Chinese mirrors (1xx_NN / 2xx_NN) are one task
 translated, so in a tree holding both, each gets the other's web need too: a word one
 translation uses and the other leaves out does not split them.
 """
@@ -31,6 +32,17 @@ _WEB_WORDS = re.compile(
     r"(?i)\b(search the web|web search|searching the web|online|websites?|web ?pages?|internet|live web"
     r"|browser(?! pdf)|youtube|reddit|amazon|github|pypi|arxiv|bilibili|wikipedia|hacker news|stack overflow"
     r"|steam|polymarket|mastodon|twitter|google|hugging ?face)\b|网页|网站|在线|联网|互联网|上网|浏览器(?!\s*PDF)")
+# A web word is no need when its clause forbids the web ("do not infer it from internet
+# information", "不要联网搜索") or, for a site's name, when the clause is about material already in
+# the package ("the GitHub trending file", "transcripts under …/sources", "arxiv id"). A site
+# named to be avoided ("not a Wikipedia copy") still means the task browses: it stays a need.
+_CLAUSE_END = re.compile(r"[.;:!?。；：！？]\s?")
+_NEGATION = re.compile(r"(?i)\b(not|no|never|without|don't|do not|avoid|rather than|instead of|offline)\b"
+                       r"|不要|不得|不能|不可|不允许|不使用|不用|禁止|无需|无须|而非|离线")
+_SITE = re.compile(r"(?i)youtube|reddit|amazon|github|pypi|arxiv|bilibili|wikipedia|hacker news|stack overflow"
+                   r"|steam|polymarket|mastodon|twitter|google|hugging ?face")
+_PACKAGED = re.compile(r"(?i)snapshots?\b|transcripts?\b|\bfiles?\b|\bids?\b|/tmp_workspace/clawbench|\bsources/"
+                       r"|\bsaved\b|\bcaptured\b|快照|文件|转录")
 # Hosts a set-up script may fetch from without leaving the package registries clawmark proxies.
 _REGISTRY_HOST = re.compile(r"(?i)^(pypi\.org|pypi\.python\.org|files\.pythonhosted\.org|registry\.npmjs\.org"
                             r"|registry\.yarnpkg\.com|deb\.debian\.org|security\.debian\.org|([a-z0-9-]+\.)*archive\.ubuntu\.com"
@@ -98,9 +110,9 @@ def task_needs(task, credentials: Mapping[str, str]) -> TaskNeeds:
     snapshot_text = spec.task_snapshot or spec.task
     return TaskNeeds(
         task_id=task.task_id, language=task.language, capability=task.capability,
-        web=bool(hosts or _WEB_WORDS.search(spec.task)), hosts=sorted(hosts), credentials=names,
+        web=bool(hosts or _web_words(spec.task)), hosts=sorted(hosts), credentials=names,
         credentials_missing=credential_gaps(names, credentials), snapshot=snapshot,
-        snapshot_web=bool(_hosts(snapshot_text) or _WEB_WORDS.search(snapshot_text)) if snapshot else None,
+        snapshot_web=bool(_hosts(snapshot_text) or _web_words(snapshot_text)) if snapshot else None,
         gui=gui is not None, gui_reason=gui, installers=_installer_hosts(task),
         missing_content=[p.path for p in missing_content(task)])
 
@@ -134,6 +146,19 @@ def counts(needs: list[TaskNeeds], machine: Machine) -> dict[str, Counter]:
 def _hosts(text: str) -> set[str]:
     found = {h.lower().rstrip(".") for h in _URL.findall(text)} | {d.lower() for d in _DOMAIN.findall(text)}
     return {h for h in found if not _LOCAL_HOST.search(h)}
+
+
+def _web_words(text: str) -> list[str]:
+    """The web words of `text` that ask for the live web (see _NEGATION and _PACKAGED)."""
+    found = []
+    for match in _WEB_WORDS.finditer(text):
+        start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, match.start())), default=0)
+        end = next((m.start() for m in _CLAUSE_END.finditer(text, match.end())), len(text))
+        site = _SITE.fullmatch(match.group(0)) is not None
+        if _PACKAGED.search(text[start:end]) if site else _NEGATION.search(text, start, match.start()):
+            continue
+        found.append(match.group(0))
+    return found
 
 
 def _installer_hosts(task) -> list[str]:

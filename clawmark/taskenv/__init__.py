@@ -27,7 +27,8 @@
    - services -> `/opt/clawbench/services/<path>/`, inside a root-only 0700 folder.
    `/tmp_workspace/results/` (deliverables) and `/tmp_workspace/clawbench/logs/` exist and
    belong to the executor.
-5. Services start as root, in declaration order, with `bash -lc "<start>"` from their folder
+5. `before_services` hooks (an upstream-layout headed task's desktop, as upstream's runner orders
+   it: clawmark/taskenv/headed.py), then services start as root, in declaration order, with `bash -lc "<start>"` from their folder
    and umask 000: oneshot ones block (service_timeout_s), background ones are detached and must
    listen on the port their command names within service_ready_s (or stay alive for a short
    grace when they name none). Failure: `ServiceFailed`, log in `logs_dir/services/`. Logs

@@ -25,6 +25,9 @@ ROOT_USER = "0:0"
 # Upstream's `--add-host` aliases: both name the host (103_34's pre_exec serves match-stream.local there).
 HOST_ALIASES = {"host.docker.internal": "host-gateway", "match-stream.local": "host-gateway"}
 BROWSER_HEADED = "AGENT_BROWSER_HEADED"
+# Upstream's accessibility defaults (runtime-base.Dockerfile ENV, start-desktop.sh): GTK and Qt apps
+# join the AT-SPI bus, so dogtail-style tools can address their widgets by name. Set where a desktop runs.
+A11Y_ENV = {"NO_AT_BRIDGE": "0", "GTK_MODULES": "gail:atk-bridge", "QT_ACCESSIBILITY": "1"}
 SHM_SIZE_MB = 2048  # upstream's --shm-size 2g: Chromium's renderers crash on large pages with Docker's 64 MB
 
 
@@ -67,10 +70,13 @@ class TaskEnvConfig(BaseModel):
             update["executor_user"] = executor_user_of(runtime_profile(task))
         if self.base_skills is None:
             update["base_skills"] = base_skills_for(task, None)
-        if BROWSER_HEADED not in self.env:  # where agent-browser opens its browser, as upstream's runner says
-            from clawmark.taskenv.desktop import wants_desktop
+        from clawmark.taskenv.desktop import wants_desktop
 
-            update["env"] = {**self.env, BROWSER_HEADED: "1" if wants_desktop(task) else "0"}
+        headed = wants_desktop(task)
+        # where agent-browser opens its browser, as upstream's runner says; the a11y defaults with the desktop
+        env = {BROWSER_HEADED: "1" if headed else "0", **(A11Y_ENV if headed else {}), **self.env}
+        if env != self.env:
+            update["env"] = env
         return self.model_copy(update=update)
 
     @property

@@ -48,12 +48,16 @@ class TaskEnv:
     """
 
     def __init__(self, task, config: TaskEnvConfig | None = None, logs_dir: Path | None = None,
-                 on_layout: Sequence[Callable[[Any], Any]] = (), work_dir: Path | None = None) -> None:
+                 on_layout: Sequence[Callable[[Any], Any]] = (), work_dir: Path | None = None,
+                 before_services: Sequence[Callable[[Any], Any]] = ()) -> None:
         """`on_layout` hooks get the sandbox once the layout and the executor user exist, before
         anything of the package is injected or started (the web proxy installs its CA there, so
-        services, pre-turn setup and every turn already trust it). `work_dir`: where the
-        attempt's copy of the package goes (default: a temporary folder)."""
+        services, pre-turn setup and every turn already trust it). `before_services` hooks get
+        it once the package is injected, before its services start (an upstream-layout task's
+        desktop: taskenv/headed.py). `work_dir`: where the attempt's copy of the package goes
+        (default: a temporary folder)."""
         self.task, self.config, self.on_layout = task, (config or TaskEnvConfig()).for_task(task), tuple(on_layout)
+        self.before_services = tuple(before_services)
         self.package_task, self.guard = task, PackageGuard(task)  # digests before anything runs
         self.work_dir = Path(work_dir) if work_dir else None
         self.logs_dir = Path(logs_dir) if logs_dir else Path(tempfile.mkdtemp(prefix="clawmark-taskenv-"))
@@ -156,6 +160,8 @@ class TaskEnv:
             "services": inject_services(sandbox, task),
         }
         self._record(injected)
+        for hook in self.before_services:
+            hook(sandbox)
         start_services(sandbox, task, injected["services"], config, self.logs_dir)
         # What oneshot services seeded as root becomes the executor's, as upstream's root executor had it.
         _as_root(sandbox, ["chown", "-R", config.executor_user, WORKSPACE], "hand /tmp_workspace to the executor")

@@ -26,7 +26,7 @@ class ProxiedTaskEnv:
     start, so services, the claw and its tools all trust it."""
 
     def __init__(self, task, env_config, logs_dir: Path, web: WebProxyConfig, web_dir: Path,
-                 work_dir: Path | None = None) -> None:
+                 work_dir: Path | None = None, before_services=()) -> None:
         if env_config.network_policy == "registries-only":
             raise WebProxyError("the web proxy replaces the registries-only proxy: use network_policy none "
                                 "(registries stay reachable through the web proxy's pass-through hosts)")
@@ -34,7 +34,7 @@ class ProxiedTaskEnv:
 
         self.task, self.env_config, self.logs_dir = task, env_config, Path(logs_dir)
         self.proxy = WebProxy(web, task.task_id, web_dir, task_rules(task))
-        self.inner = None
+        self.inner, self.before_services = None, tuple(before_services)
         self.package_env = TaskEnv(task, env_config, self.logs_dir, work_dir=work_dir)  # pre_exec, the package copy
 
     def __enter__(self):
@@ -56,7 +56,8 @@ class ProxiedTaskEnv:
             config = self.env_config.for_task(self.task)
             config = config.model_copy(update={"env": {**config.env, **self.proxy.container_env()}})
             trust = partial(self.proxy.install_trust, executor_user=config.executor_user)
-            self.inner = TaskEnv(self.task, config, self.logs_dir, on_layout=[trust])  # CA before services
+            self.inner = TaskEnv(self.task, config, self.logs_dir, on_layout=[trust],  # CA before services
+                                 before_services=self.before_services)
             return self.inner.start()
         except BaseException:
             self.stop()

@@ -96,4 +96,26 @@ def test_the_upstream_suites_hold_exactly_the_offline_tasks_of_the_tree() -> Non
     assert {t for t in offline.tasks if t in ids} == {n.task_id for n in needs if n.offline}
     assert {t for t in no_gui.tasks if t in ids} == {n.task_id for n in needs if n.offline and not n.gui}
     if tree == RELEASE:
-        assert (len(offline.tasks), len(no_gui.tasks)) == (183, 177)
+        assert (len(offline.tasks), len(no_gui.tasks)) == (201, 195)
+
+
+# Representative sample tasks and what they need, as their text says: live sites named or to be
+# browsed; the web forbidden in the clause that names it (both languages); a site's name only
+# for material already in the package (snapshot files, downloaded papers).
+SAMPLE_WEB = {"task_102_01_polymarket_live_odds": True, "task_103_05_mcp_server_landscape": True,
+              "task_205_10_tokyo_web_plan": True, "task_104_32_home_of_the_blues_lrc": False,
+              "task_204_33_house_of_rising_sun_lrc": False, "task_101_35_en_zh_tech_daily": False,
+              "task_201_31_postmortem_merge": False}
+
+
+def test_the_web_rule_reads_what_a_sample_task_asks_not_every_web_word(tmp_path: Path) -> None:
+    needs = {n.task_id: n.web for n in tree_needs(load_tasks(SAMPLE), {})}
+    assert {task_id: needs[task_id] for task_id in SAMPLE_WEB} == SAMPLE_WEB
+    _task(tmp_path, "task_105_01_lrc", "Transcribe sources/song.mp3. Do not use lyrics from the internet or websites.")
+    _task(tmp_path, "task_205_01_svg", "只基于这张图片重建 SVG。不要联网搜索，不要从网页推断原图。")
+    _task(tmp_path, "task_105_02_avoid", "Find the original archival record (not a Wikipedia copy) of this photo.")
+    _task(tmp_path, "task_105_03_packaged", "Use the repo skill for the GitHub trending file in sources/.")
+    _task(tmp_path, "task_105_04_open", "Open a web browser: look up the product and compare prices.")
+    needs = {n.task_id: n.web for n in tree_needs(load_tasks(tmp_path), {})}
+    assert needs == {"task_105_01_lrc": False, "task_205_01_svg": False, "task_105_02_avoid": True,
+                     "task_105_03_packaged": False, "task_105_04_open": True}

@@ -9,6 +9,7 @@ import yaml
 from clawmark.catalog.errors import CatalogError
 from clawmark.catalog.package import load_task
 from clawmark.taskenv.desktop import gui_need, wants_desktop
+from clawmark.taskenv.config import A11Y_ENV, TaskEnvConfig
 from clawmark.taskenv.headed import HeadedRun
 
 EVAL_RULE = "# rule\n## 5. Checkpoint Rubric\n- 1.0 Done: it is done.\n"
@@ -49,6 +50,8 @@ def test_auto_reads_the_gui_need_off_what_the_task_declares(tmp_path, spec, need
     assert gui_need(task) == need
     assert wants_desktop(task) is (need is not None)
     assert HeadedRun(task, tmp_path / "artifacts").enabled is (need is not None)
+    a11y = {k: v for k, v in TaskEnvConfig().for_task(task).env.items() if k in A11Y_ENV}
+    assert a11y == (A11Y_ENV if need else {})  # upstream's accessibility variables where a desktop runs
 
 
 def test_true_and_false_win_over_any_need(tmp_path):
