@@ -57,11 +57,11 @@ def main() -> int:
         return 0
     from clawmark.catalog.credentials import user_credentials
     from clawmark.catalog.needs import Machine, tree_needs
-    from clawmark.cli.catalog import _load_tree, _reaches_web
+    from clawmark.cli.catalog import load_tree, reaches_web
 
-    tasks = _load_tree(args.tree)
+    tasks = load_tree(args.tree)
     credentials = user_credentials(args.env_file)
-    machine = Machine(web=_reaches_web() if args.web is None else args.web)
+    machine = Machine(web=reaches_web() if args.web is None else args.web)
     needs = {n.task_id: n for n in tree_needs(tasks, credentials)}
     runnable = spread([t for t in tasks if needs[t.task_id].runnable_on(machine)
                        and (args.tasks is None or t.task_id in args.tasks)])[:args.limit]

@@ -102,11 +102,11 @@ def needs_cmd(
         typer.echo(f"--suite: expected one of {', '.join(SUITE_RULES)} (got {suite!r})", err=True)
         raise typer.Exit(2)
     try:
-        needs = tree_needs(_load_tree(path), _credentials(env_file))
+        needs = tree_needs(load_tree(path), _credentials(env_file))
     except CatalogError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None
-    machine = Machine(web=_reaches_web() if web is None else web, gui=gui, snapshot=snapshot)
+    machine = Machine(web=reaches_web() if web is None else web, gui=gui, snapshot=snapshot)
     if suite is not None:
         typer.echo(suite_yaml(suite, needs, path.name), nl=False)
     elif runnable:
@@ -124,7 +124,7 @@ def needs_cmd(
         typer.echo(line, err=True)
 
 
-def _load_tree(path: Path) -> list:
+def load_tree(path: Path) -> list:
     from clawmark.catalog import load_task, load_tasks
     from clawmark.catalog.package import FOLDER_TASK_FILE
 
@@ -142,7 +142,7 @@ def _credentials(env_file: Path | None) -> dict[str, str]:
 PROBE_URLS = ("https://example.com/", "https://www.wikipedia.org/")
 
 
-def _reaches_web(timeout_s: float = 3.0) -> bool:
+def reaches_web(timeout_s: float = 3.0) -> bool:
     """True when a public site answers HTTPS by name (any status). A bare TCP connect is not
     enough: sandboxes accept connections to public addresses they never forward."""
     import urllib.error
