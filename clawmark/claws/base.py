@@ -63,6 +63,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from clawmark.errors import Infra, Permanent
+
 FinishReason = Literal["stop", "timeout", "error", "empty", "limit"]
 
 DEFAULT_PROMPT_TEMPLATE = """\
@@ -81,11 +83,11 @@ The tests are already taken care of: do not modify test files. When you are done
 """
 
 
-class ClawError(Exception):
+class ClawError(Infra):
     """A claw could not be set up or driven (an infrastructure failure, not a model failure)."""
 
 
-class UnknownClaw(ClawError):
+class UnknownClaw(ClawError, Permanent):
     def __init__(self, name: str, known: list[str]):
         super().__init__(f"unknown claw {name!r}; expected one of: {', '.join(sorted(known))}")
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from clawmark.gateway.errors import (AuthError, BudgetExceeded, CallAbandoned, ContextWindowExceeded, InvalidRequest,
                                      ModelError, RateLimited, UpstreamUnavailable)
 from clawmark.gateway.ledger import read_ledger
+from clawmark.errors import Permanent
 from clawmark.judge.chat import ChatFn
 from clawmark.judge.evidence import Evidence, fenced_note, message_text
 from clawmark.judge.fence import Fence
@@ -39,7 +40,7 @@ PROVIDER = "clawmark"
 TOKEN_VAR = "CLAWMARK_ROLE_TOKEN"
 
 
-class AgentJudgeError(RuntimeFailure):
+class AgentJudgeError(RuntimeFailure, Permanent):
     """The role's codex run ended without an answer (exit code, timeout): an infra error, never retried
     as a stage (the gateway already retried the provider; a timeout does not heal)."""
 
