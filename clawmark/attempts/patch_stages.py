@@ -16,6 +16,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from clawmark.attempts.model_family import model_for_task
 from clawmark.attempts.outcome import PatchOutcome, provider_outcome, unreached_outcome
 from clawmark.attempts.phases import PhaseClock, run_cleanup
 from clawmark.attempts.session import claw_stopper, end_claw_processes, run_with_deadline
@@ -35,8 +36,6 @@ class PatchAttempt:
 
     def __init__(self, instance: Any, claw: Any, model: str, attempt_id: str, layout: Any, gateway: Any,
                  config: Any, *, store: Any, fields: dict[str, Any], saved_hash: str, price_fallback: bool):
-        from clawmark.attempts.patch import model_for_task
-
         self.instance, self.claw, self.model, self.attempt_id = instance, claw, model, attempt_id
         self.call_model = model_for_task(model, instance.instance_id)  # the row keeps the family name
         self.layout, self.gateway, self.config, self.store = layout, gateway, config, store
