@@ -32,6 +32,8 @@ from clawmark.judge.chat import ChatFn
 from clawmark.judge.evidence import Evidence, fenced_note, message_text
 from clawmark.judge.fence import Fence
 from clawmark.runtime.errors import RuntimeFailure
+from clawmark.runtime.images import ensure_image
+from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 
 JUDGE_IMAGE = "judge-codex"
 SESSION = "/session"
@@ -114,9 +116,6 @@ def model_error_behind(ledger: Path, role: str, before: int) -> ModelError | Non
 
 def run_codex(workspace: Path, record: Path, prompt: str, *, model: str, base_url: str, token: str,
               reasoning_effort: str | None, config: AgentRunConfig) -> str:
-    from clawmark.runtime.images import ensure_image
-    from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-
     sandbox_config = SandboxConfig(
         image=ensure_image(JUDGE_IMAGE), network="gateway", user="1000:1000", workdir=WORKSPACE,
         cpus=config.cpus, memory_mb=config.memory_mb, lifetime_seconds=int(config.timeout_s) + 120,

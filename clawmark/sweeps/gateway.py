@@ -9,6 +9,7 @@ from pathlib import Path
 
 from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.server import GatewayConfig, GatewayServer
+from clawmark.runtime.network import gateway_network
 from clawmark.settings import settings
 
 # Per-call limits of the sweep's gateway, from the environment (unset: ClientConfig's defaults).
@@ -33,8 +34,6 @@ def sweep_gateway(ledger_dir: Path | None = None) -> Iterator[GatewayServer]:
     budget, and every call needs the token of its attempt's role (the claw holds the executor's
     only: clawmark/attempts/gateway_link.py).
     """
-    from clawmark.runtime.network import gateway_network
-
     conf = settings()
     _, network_ip = gateway_network()
     config = GatewayConfig(host=conf.gateway_host, also_hosts=[network_ip], port=conf.gateway_port,

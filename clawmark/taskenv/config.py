@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from clawmark.settings import TASKS_CATALOG
+from clawmark.taskenv.desktop import wants_desktop
 
 NetworkPolicy = Literal["none", "registries-only", "full"]
 BASE_SKILLS_DIR = TASKS_CATALOG / "base_skills"
@@ -68,7 +69,6 @@ class TaskEnvConfig(BaseModel):
         if self.base_skills is None:
             update["base_skills"] = base_skills_for(task, None)
         if BROWSER_HEADED not in self.env:  # where agent-browser opens its browser, as upstream's runner says
-            from clawmark.taskenv.desktop import wants_desktop
 
             update["env"] = {**self.env, BROWSER_HEADED: "1" if wants_desktop(task) else "0"}
         return self.model_copy(update=update)
