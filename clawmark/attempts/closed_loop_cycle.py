@@ -19,12 +19,10 @@ from clawmark.attempts.closed_loop_record import CycleRecord, resolve
 from clawmark.attempts.closed_loop_transcript import visible_messages
 from clawmark.attempts.outcome import model_error_status, provider_failure
 from clawmark.attempts.session import run_with_deadline
-from clawmark.attempts.stages import DEFAULT_BOUND_S, AttemptStopped, Stage
+from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, AttemptStopped, Stage
 from clawmark.attempts.watchdog import turn_watchdog
 from clawmark.claws import TurnResult
 from clawmark.results.status import Status
-
-SETUP_MARGIN_S = 300.0
 
 
 def executor_turn(s: Any) -> None:

@@ -26,14 +26,13 @@ from typing import Any
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.closed_loop_prompt import first_message
 from clawmark.attempts.phases import PhaseClock, run_cleanup
-from clawmark.attempts.stages import DEFAULT_BOUND_S, Stage, TrackStages
+from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, Stage, TrackStages
 from clawmark.claws import ClawContext
 from clawmark.results import AttemptRow, Status
 from clawmark.taskenv.errors import PreExecFailed
 from clawmark.taskenv.package import PackageChanged
 
 EXECUTOR_ROLE = "executor"
-SETUP_MARGIN_S = 300.0
 PACKAGE_DIR = "package"  # the attempt's copy of a task package with pre_exec scripts: supervisor side
 
 

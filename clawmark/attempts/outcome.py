@@ -50,7 +50,8 @@ class PatchOutcome(BaseModel):
 
 def infra_exceptions() -> tuple[type[BaseException], ...]:
     """Failures of the world under the attempt (engine, images, git steps, claw set-up, disk):
-    infra rows (`clawmark.errors.Infra` marks the runtime's, the patch runner's and the claws'). Any other exception is a bug of ours and becomes a harness_error row."""
+    infra rows (`clawmark.errors.Infra` marks the runtime's, the patch runner's and the claws').
+    Any other exception is a bug of ours and becomes a harness_error row."""
     import docker.errors  # heavy (the SDK): loaded when an attempt first fails, not on import
 
     return (Infra, docker.errors.DockerException, requests.exceptions.RequestException, OSError, TimeoutError)

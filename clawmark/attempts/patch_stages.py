@@ -20,7 +20,7 @@ from clawmark.attempts.model_family import model_for_task
 from clawmark.attempts.outcome import PatchOutcome, provider_outcome, unreached_outcome
 from clawmark.attempts.phases import PhaseClock, run_cleanup
 from clawmark.attempts.session import claw_stopper, end_claw_processes, run_with_deadline
-from clawmark.attempts.stages import DEFAULT_BOUND_S, AttemptStopped, Stage, TrackStages
+from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, AttemptStopped, Stage, TrackStages
 from clawmark.attempts.watchdog import turn_watchdog
 from clawmark.claws import ClawContext
 from clawmark.runtime.errors import RuntimeFailure
@@ -28,7 +28,6 @@ from clawmark.results import AttemptRow, Status
 from clawmark.results.status import ErrorKind
 
 EXECUTOR_ROLE = "executor"
-SETUP_MARGIN_S = 300.0  # claw hooks around the turn (post_container_start, create_agent, backup)
 
 
 class PatchAttempt:

@@ -57,6 +57,9 @@ class Stage:
 # Outer bound of a stage without a budget of its own (provision may build an image first); the
 # stage's own host-side deadlines (exec timeouts, the claw's deadline) end it long before.
 DEFAULT_BOUND_S = 3600.0
+# Outer-bound room for the claw hooks around a turn (post_container_start, create_agent, backup),
+# teardown and record: what a stage may take beyond the budgets it enforces itself.
+SETUP_MARGIN_S = 300.0
 
 
 class TrackStages(NamedTuple):

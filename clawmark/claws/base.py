@@ -66,6 +66,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from clawmark.errors import Infra, Permanent
 
 FinishReason = Literal["stop", "timeout", "error", "empty", "limit"]
+# The API key a claw sends while the gateway requires no token (it ignores it): claws refuse an empty key.
+PLACEHOLDER_KEY = "clawmark-no-token"
 
 DEFAULT_PROMPT_TEMPLATE = """\
 <uploaded_files>
