@@ -93,13 +93,17 @@ def test_never_retried_failures_carry_the_permanent_marker():
     assert retryable(ClawError("claw set-up failed")) and not retryable(UnknownClaw("x", ["y"]))
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
 def _private_flow_imports(path: Path) -> list[str]:
     """`from flows.x import _y` and `flows.x._y`: a flow module reaching into another's privates."""
     found = []
     for node in ast.walk(_tree(path)):
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "flows":
-            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            found += [f"{node.module}.{alias.name}" for alias in node.names if _private(alias.name)]
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
             owner = ast.unparse(node.value)
             if owner.startswith("flows."):
                 found.append(f"{owner}.{node.attr}")
