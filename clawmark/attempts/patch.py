@@ -32,6 +32,9 @@ from clawmark.attempts.stages import run_stages
 from clawmark.claws import Budgets, ClawAdapter, get_claw
 from clawmark.gateway.prices import Price
 from clawmark.results import AttemptRow, ResultStore, Track, config_hash
+from clawmark.runtime.images import image_ref
+from clawmark.runtime.recipes import tree_digest
+from clawmark.swe.instance_image import runtime_image_name
 
 
 class PatchAttemptConfig(BaseModel):
@@ -122,8 +125,6 @@ def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, swe
 def claw_image_ref(claw: ClawAdapter) -> str:
     """The content-hash tag of the claw's image layer (e.g. mini-swe-agent's venv), "" for claws
     without one: an edited claw recipe re-keys that claw's cells."""
-    from clawmark.runtime.images import image_ref
-
     if not claw.needs_image_layer:
         return ""
     try:
@@ -137,10 +138,6 @@ def environment_hash(instance: Any) -> str:
     content-hash tag), the instance's own image recipe folder and the repository bundle, by
     content — so an edited Dockerfile or a rebuilt bundle re-keys the cells, and a moved one
     does not. A prebuilt `image` is named by the row itself."""
-    from clawmark.runtime.images import image_ref
-    from clawmark.runtime.recipes import tree_digest
-    from clawmark.swe.instance_image import runtime_image_name
-
     if instance.image:
         return config_hash({"image": instance.image})
     try:

@@ -27,7 +27,9 @@ from pydantic import Field
 
 from clawmark.claws.base import ClawContext, ClawError, TurnResult
 from clawmark.claws.edict_config import EdictSetup, load_edict
+from clawmark.claws.edict_dispatch import Dispatch
 from clawmark.claws.openclaw import OPENCLAW_VERSION, OpenClawClaw, OpenClawConfig
+from clawmark.runtime.recipes import tree_digest
 from clawmark.settings import TASKS_CATALOG
 
 REPO_MARK = "__REPO_DIR__"
@@ -70,8 +72,6 @@ class EdictClaw(OpenClawClaw):
     usage_report = "openclaw --json of every role turn, summed"
 
     def __init__(self, config: dict[str, Any] | None = None):
-        from clawmark.runtime.recipes import tree_digest
-
         super().__init__(config)
         self.setup: EdictSetup = load_edict(self.config.config_dir)  # bad input fails here, before any run
         self.config_digest = tree_digest(self.setup.folder)[:12]
@@ -127,8 +127,6 @@ class EdictClaw(OpenClawClaw):
         return {**super().env(ctx), "EDICT_HOME": self.edict_home(ctx)}
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
-        from clawmark.claws.edict_dispatch import Dispatch
-
         config: Any = self.config
         limit = config.wall_clock_s or ctx.budgets.seconds
         return Dispatch(self, ctx, turn, limit).run(message)
