@@ -42,7 +42,7 @@ from flows import sweep as local_sweep
 from flows.cell import DISK_FULL, ENGINE_DOWN, cell as cell_flow
 from flows.limits import ensure_limits
 from flows.stages import compact
-from flows.sweep import _store, headline
+from flows.sweep import headline, results_store
 
 PROJECT = Path(__file__).resolve().parents[1]
 POLL_S = 2.0
@@ -219,7 +219,7 @@ def sweep_pool(spec: dict[str, Any], pool: str, results_dir: str | None = None, 
     `force`, and the error rows `retry_errors` allows, as flows/sweep.py; each once: a run skips a
     row other than the one it replaces, so resubmitting is safe)."""
     sweep_spec = SweepSpec.model_validate(spec)
-    store = _store(results_dir)
+    store = results_store(results_dir)
     deployment = cell_deployment(pool)  # a missing pool is refused before anything is pinned
     pin_protocol(sweep_spec, store)
     ensure_limits(sweep_spec.models, sweep_spec.max_parallel)

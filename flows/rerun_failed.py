@@ -19,7 +19,7 @@ from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps import load_spec, plan_sweep
 from clawmark.sweeps.plan import failed_cells, pin_protocol
 from flows.stages import clear_partial
-from flows.sweep import _store, headline, run_cells
+from flows.sweep import headline, results_store, run_cells
 
 NIGHTLY_SPEC = TASKS_CATALOG / "sweeps" / "nightly.yaml"
 
@@ -36,7 +36,7 @@ def rerun_failed(sweep_id: str | None = None, statuses: list[str] | None = None,
     spec = load_spec(spec_file)
     if sweep_id:
         spec = spec.model_copy(update={"sweep_id": sweep_id})
-    store = _store(results_dir)
+    store = results_store(results_dir)
     if spec.sweep_id not in store.sweeps():  # a mistyped id must not pin a new, empty sweep
         raise LookupError(f"{store.root}: sweep {spec.sweep_id!r} has no rows to rerun "
                           f"(sweeps here: {', '.join(store.sweeps()) or 'none'})")

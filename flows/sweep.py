@@ -27,7 +27,7 @@ POLL_S = 0.2
 ENGINE_WAIT_S = settings().engine_wait_s  # an engine restart, not an outage
 
 
-def _store(results_dir: str | None) -> ResultStore:
+def results_store(results_dir: str | None) -> ResultStore:
     """A local folder or any pyarrow / fsspec filesystem URL (clawmark.results.location)."""
     return open_store(results_dir or settings().results_dir)
 
@@ -106,7 +106,7 @@ def sweep(spec_file: str | None = None, spec: dict[str, Any] | None = None,
     blocks (blocks/use.py) set the result store, the Docker host and the provider keys."""
     results_dir = use_blocks(result_store_block, docker_host_block, model_endpoint_blocks) or results_dir
     sweep_spec = load_spec(spec_file) if spec_file else SweepSpec.model_validate(spec or {})
-    store = _store(results_dir)
+    store = results_store(results_dir)
     pin_protocol(sweep_spec, store)
     with SweepLease(store, sweep_spec.sweep_id):  # a second run of this sweep is refused, not raced
         plan = plan_sweep(sweep_spec, store, force=force, retry_errors=retry_errors)

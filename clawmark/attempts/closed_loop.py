@@ -21,14 +21,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clawmark.attempts.closed_loop_prompt import preamble_digest
+from clawmark.attempts.closed_loop_stages import CLOSED_LOOP_STAGES, ClosedLoopAttempt
 from clawmark.attempts.credentials import NoCredentials
 from clawmark.attempts.patch import claw_image_ref, model_for_task, profile_fields
 from clawmark.attempts.phases import open_cell
+from clawmark.attempts.stages import run_stages
 from clawmark.claws import Budgets, ClawAdapter
 from clawmark.claws.profiles import ProfileUse, claw_for
 from clawmark.gateway.cassettes import is_scripted
 from clawmark.results import AttemptRow, ResultStore, Track, config_hash
+from clawmark.runtime.images import image_ref
+from clawmark.taskenv.config import WORKSTATION_RECIPE, base_skills_for, runtime_profile
+from clawmark.taskenv.headed import task_image_ref
+from clawmark.taskenv.inject import skills_identity
 from clawmark.webproxy.config import WebProxyConfig
+from clawmark.webproxy.session import web_identity, web_task_hash
 
 SCRIPTED_ROLE_FAMILIES = {"supervisor": "scripted/sup-{task_id}", "user_simulator": "scripted/sim-{task_id}"}
 
@@ -103,9 +111,6 @@ def run_closed_loop_attempt(
     config: ClosedLoopAttemptConfig | None = None,
 ) -> AttemptRow:
     """Run one cell and commit its row; infra failures become error rows, never exceptions."""
-    from clawmark.attempts.closed_loop_stages import CLOSED_LOOP_STAGES
-    from clawmark.attempts.stages import run_stages
-
     attempt = open_closed_loop_attempt(task, claw_name, model, seed, store, sweep_id, gateway, config=config)
     return run_stages(attempt, CLOSED_LOOP_STAGES)
 
@@ -114,8 +119,6 @@ def open_closed_loop_attempt(task: Any, claw_name: str, model: str, seed: int, s
                              gateway: Any, *, config: ClosedLoopAttemptConfig | None = None) -> Any:
     """The state of a fresh attempt of the cell (clawmark/attempts/closed_loop_stages.py), its
     folder laid out and its config saved; the stages in CLOSED_LOOP_STAGES run it to its row."""
-    from clawmark.attempts.closed_loop_stages import ClosedLoopAttempt
-
     claw, config = claw_for(claw_name, config or ClosedLoopAttemptConfig())
     models = role_models(task, model, config)
     fields = identity_fields(task, claw, model, seed, sweep_id, config, models)
@@ -126,12 +129,6 @@ def open_closed_loop_attempt(task: Any, claw_name: str, model: str, seed: int, s
 
 def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
                     config: ClosedLoopAttemptConfig, models: dict[str, str]) -> dict[str, Any]:
-    from clawmark.attempts.closed_loop_prompt import preamble_digest
-    from clawmark.taskenv.headed import task_image_ref
-    from clawmark.taskenv.config import base_skills_for
-    from clawmark.taskenv.inject import skills_identity
-    from clawmark.webproxy.session import web_identity, web_task_hash
-
     claw_image = claw_image_ref(claw)
     image = {"image": claw_image} if claw_image else {}  # a claw's image layer is part of the claw
     judges = {"roles": {k: v for k, v in models.items() if k != "executor"}, "snapshot": config.snapshot,
@@ -162,9 +159,6 @@ def identity_fields(task: Any, claw: ClawAdapter, model: str, seed: int, sweep_i
 
 def _workstation_ref() -> str:
     """The task image's content-hash tag: an edited workstation recipe re-keys closed-loop cells."""
-    from clawmark.runtime.images import image_ref
-    from clawmark.taskenv.config import WORKSTATION_RECIPE
-
     try:
         return image_ref(WORKSTATION_RECIPE)
     except Exception as exc:  # noqa: BLE001 - a missing recipe shows at provision, as a typed row
@@ -181,7 +175,5 @@ def _saved_config(task: Any, claw: ClawAdapter, models: dict[str, str], seed: in
 def _profile_identity(task: Any, config: ClosedLoopAttemptConfig) -> dict[str, str]:
     """The executor's runtime profile in the cell key; absent for the unprivileged user, so the
     keys of cells run before profiles existed (all of them user-least) hold."""
-    from clawmark.taskenv.config import runtime_profile
-
     profile = runtime_profile(task, config.executor)
     return {} if profile == "user-least" else {"runtime_profile": profile}

@@ -14,17 +14,19 @@ import math
 import time
 from typing import Any
 
+from clawmark.attempts.closed_loop_judging import follow_up as write_follow_up, supervise as judge, wants_follow_up
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
 from clawmark.attempts.closed_loop_transcript import visible_messages
 from clawmark.attempts.outcome import model_error_status, provider_failure
 from clawmark.attempts.session import run_with_deadline
-from clawmark.attempts.stages import DEFAULT_BOUND_S, AttemptStopped, Stage
+from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, AttemptStopped, Stage
 from clawmark.attempts.watchdog import turn_watchdog
 from clawmark.claws import TurnResult
+from clawmark.gateway.ledger import read_ledger
+from clawmark.judge.outcome import error_status, turn_error_status
 from clawmark.results.status import Status
-
-SETUP_MARGIN_S = 300.0
+from clawmark.runtime.sandbox import Sandbox
 
 
 def executor_turn(s: Any) -> None:
@@ -57,8 +59,6 @@ def executor_turn_failed(s: Any, exc: BaseException) -> None:
 
 
 def supervise(s: Any) -> None:
-    from clawmark.attempts.closed_loop_judging import supervise as judge, wants_follow_up
-
     record, folder = s.current, s.layout.cycle(s.turn - 1)
     with s.clock.phase("judge"):
         s.headed.turn_end(s.ctx.sandbox, folder)  # the desktop as the turn left it (headed only)
@@ -74,8 +74,6 @@ def supervise(s: Any) -> None:
 
 
 def follow_up(s: Any) -> None:
-    from clawmark.attempts.closed_loop_judging import follow_up as write_follow_up
-
     record = s.current
     with s.clock.phase("judge"):
         write_follow_up(s, record, s.layout.cycle(s.turn - 1), s.evidence, s.turn, s.max_turns)
@@ -86,8 +84,6 @@ def follow_up(s: Any) -> None:
 
 def judging_failed(s: Any, exc: BaseException) -> None:
     """Check container, engine, a judge's provider: the cycle ends with the world's error."""
-    from clawmark.judge.outcome import error_status
-
     if isinstance(exc, AttemptStopped):
         return
     _close(s, s.current.fail_with(error_status(exc), f"judge: {type(exc).__name__}: {exc}", type(exc).__name__))
@@ -128,8 +124,6 @@ def _run_turn(s: Any, turn: int, limit: float, folder: Any) -> TurnResult:
 
 
 def _provider_failure(s: Any, result: TurnResult) -> tuple[Status, str] | None:
-    from clawmark.judge.outcome import turn_error_status
-
     failed = provider_failure(s.layout.ledger, "executor")
     status = model_error_status(failed.status) if failed is not None else turn_error_status(result)
     if status is None:
@@ -143,8 +137,6 @@ def _executor_capped(s: Any) -> str | None:
     included): the gateway refused a call, or the claw stopped itself at the cap (a zero cap
     counts only once a call was refused: a claw that calls no model is not capped). The judges
     have caps of their own, so the turn is still judged."""
-    from clawmark.gateway.ledger import read_ledger
-
     calls = [r for r in read_ledger(s.layout.ledger) if r.role == "executor" and not r.refused]
     spent = math.fsum(r.cost_usd for r in calls if not math.isnan(r.cost_usd))
     cap = s.config.budgets.cost_usd
@@ -161,8 +153,6 @@ def executor_stopper(claw: Any, ctx: Any) -> Any:
     """What ends a turn at its deadline in a task container: the claw's own stop hook and a kill
     of everything the executor user runs. The task's services run as root and live on for the
     next turn, and the gateway stays open for the judge (unlike the patch track's stopper)."""
-    from clawmark.runtime.sandbox import Sandbox
-
     user = (ctx.exec_user or "1000").split(":")[0]
     kill = f"for i in 1 2 3; do pkill -KILL -U {user} 2>/dev/null; sleep 0.2; done; true"
 

@@ -9,6 +9,8 @@ replies are kept); a check that crashes is a failed check (the attempt goes on).
 
 from __future__ import annotations
 
+import json
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,8 +18,20 @@ from typing import Any
 
 from clawmark.attempts.closed_loop_record import CycleRecord
 from clawmark.attempts.closed_loop_transcript import write_json
+from clawmark.attempts.gateway_link import container_url, host_url
+from clawmark.judge.agent import AgentRunConfig, WorkspaceEvidence, agent_chat
+from clawmark.judge.chat import gateway_chat, role_settings
+from clawmark.judge.checks import check_image, run_checks
+from clawmark.judge.evidence import Evidence
+from clawmark.judge.fence import Fence
+from clawmark.judge.firewall import firewall
+from clawmark.judge.followup import gated_follow_up
+from clawmark.judge.simulator import SimulatorFailed
+from clawmark.judge.supervisor import SupervisorFailed, judge_turn
+from clawmark.judge.workspace import build_role_workspace
 from clawmark.results.status import Status
 from clawmark.results.transcript import TranscriptMessage
+from clawmark.webproxy.session import blocked_requests_note
 
 
 def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[TranscriptMessage], *,
@@ -25,8 +39,6 @@ def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[Tr
     """Checks and the supervisor's decision on executor turn turns[0] (1-based) of turns[1];
     fills record.cycle and returns the evidence the follow-up needs (None when the supervisor
     failed: the record says so)."""
-    from clawmark.judge.checks import check_image, run_checks
-
     task, (turn, max_turns), cycle = session.task, turns, record.cycle
     (folder / "feedback.txt").write_text("", encoding="utf-8")  # replaced when a follow-up is written
     cycle.checks = run_checks(task, folder / "results", check_image())
@@ -43,9 +55,6 @@ def turn_evidence(messages: list[TranscriptMessage], folder: Path, web_dir: Path
     snapshot, the desktop screenshot of a headed task (taskenv/headed.py) and the requests the
     attempt's web proxy (its artifacts' `web/`) refused. The supervise stage and `clawmark
     rejudge` both build it here, so a re-judge reads what the first judge read."""
-    from clawmark.judge.evidence import Evidence
-    from clawmark.webproxy.session import blocked_requests_note
-
     evidence = Evidence.from_attempt(messages, folder / "results")
     evidence.add_screenshots([p for p in [folder / "screen.png"] if p.is_file()])
     evidence.notes += blocked_requests_note(web_dir)
@@ -57,8 +66,6 @@ def decide_turn(record: CycleRecord, folder: Path, task: Any, evidence: Any, cha
     """The supervisor's decision on the turn's evidence and `record.cycle.checks`, saved as
     `decision.json` and set on the record; False (the record failed, the raw replies saved) when
     it answered invalid twice."""
-    from clawmark.judge.supervisor import SupervisorFailed, judge_turn
-
     try:
         judgement = judge_turn(task, evidence, record.cycle.checks, chat, turn=turn, max_turns=max_turns,
                                snapshot=snapshot, fence=fence)
@@ -81,10 +88,6 @@ def wants_follow_up(record: CycleRecord, followups_left: int) -> bool:
 
 def follow_up(session: Any, record: CycleRecord, folder: Path, evidence: Any, turn: int, max_turns: int) -> None:
     """The gated follow-up (clawmark.judge.followup): a draft the leak audit flags is never sent."""
-    from clawmark.judge.firewall import firewall
-    from clawmark.judge.followup import gated_follow_up
-    from clawmark.judge.simulator import SimulatorFailed
-
     task, cycle = session.task, record.cycle
     view = firewall(cycle.decision)
     try:
@@ -116,12 +119,7 @@ def judge_for(session: Any, role: str, folder: Path, evidence: Any, turns: tuple
     if session.config.judge != "agent":
         yield role_chat(session, role), evidence
         return
-    import tempfile
 
-    from clawmark.attempts.gateway_link import container_url
-    from clawmark.judge.agent import AgentRunConfig, WorkspaceEvidence, agent_chat
-    from clawmark.judge.chat import role_settings
-    from clawmark.judge.workspace import build_role_workspace
 
     settings = role_settings(session.task, role, session.models[role])  # type: ignore[arg-type]
     record = folder / "agent" / role
@@ -143,8 +141,6 @@ def judge_for(session: Any, role: str, folder: Path, evidence: Any, turns: tuple
 def role_history(layout: Any, role: str, turn: int) -> list[dict]:
     """The role's answers of the cycles before `turn`, as upstream's role_history.jsonl keeps them
     (the supervisor's decisions; the simulator's messages), read back from the cycle folders."""
-    import json
-
     history = []
     for earlier in range(1, turn):
         name = "decision.json" if role == "supervisor" else "simulator.json"
@@ -159,8 +155,6 @@ def role_history(layout: Any, role: str, turn: int) -> list[dict]:
 def attempt_fence(session: Any) -> Any:
     """The attempt's fence, drawn on first use and kept on the session: a rerun stage sends the
     same bytes (the gateway's replay store matches on them); a new attempt gets a new boundary."""
-    from clawmark.judge.fence import Fence
-
     if getattr(session, "fence", None) is None:
         session.fence = Fence.new()
     return session.fence
@@ -168,9 +162,6 @@ def attempt_fence(session: Any) -> Any:
 
 def role_chat(session: Any, role: str) -> Any:
     """A ChatFn of `role` over this attempt's gateway route (model pinned at registration)."""
-    from clawmark.attempts.gateway_link import host_url
-    from clawmark.judge.chat import gateway_chat, role_settings
-
     settings = role_settings(session.task, role, session.models[role])  # type: ignore[arg-type]
     return gateway_chat(host_url(session.gateway, session.attempt_id, role), settings.model,
                         token=session.role_tokens[role],  # the role's own: never in a container

@@ -11,15 +11,14 @@ import hashlib
 from typing import Any
 
 from clawmark.claws.preamble import RuntimeFacts, compose_preamble, first_prompt
+from clawmark.taskenv.config import base_skills_for
+from clawmark.taskenv.desktop import CDP_PORT, wants_desktop
+from clawmark.taskenv.layout import RESULTS_DIR, SKILLS_DIR, SOURCES_DIR, WORKSPACE
 
 DESKTOP_SCREEN = (1440, 900)  # images/desktop: Xvfb's screen (clawmark.taskenv.desktop records at this size)
 
 
 def runtime_facts(task: Any, config: Any) -> RuntimeFacts:
-    from clawmark.taskenv.config import base_skills_for
-    from clawmark.taskenv.desktop import CDP_PORT, wants_desktop
-    from clawmark.taskenv.layout import RESULTS_DIR, SKILLS_DIR, SOURCES_DIR, WORKSPACE
-
     headed = wants_desktop(task)
     base = base_skills_for(task, config.base_skills)  # None: upstream's for upstream-layout tasks
     skills = sorted({folder.name for folder in base} | set(task.skill_dirs))

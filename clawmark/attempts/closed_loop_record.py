@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.watchdog import EXIT_STATUS
+from clawmark.judge.outcome import Cycle, TurnGate, completion_gate, next_action, resolve_outcome
 from clawmark.results.status import Status
 
 HOST_STOPS = frozenset(EXIT_STATUS.values())
@@ -26,8 +27,6 @@ class CycleRecord(BaseModel):
 
     @classmethod
     def start(cls, turn: int, result: Any | None, *, global_cut: bool) -> CycleRecord:
-        from clawmark.judge.outcome import Cycle, TurnGate, completion_gate
-
         if result is None:
             gate = TurnGate(complete=False, reason="error")
         else:
@@ -42,15 +41,11 @@ class CycleRecord(BaseModel):
         return self
 
     def decide(self, followups_left: int) -> Status | None:
-        from clawmark.judge.outcome import next_action
-
         self.stop = next_action(self.cycle, followups_left=followups_left)
         return self.stop
 
 
 def resolve(records: list[CycleRecord], task: Any) -> LoopOutcome:
-    from clawmark.judge.outcome import resolve_outcome
-
     last = records[-1]
     out = resolve_outcome([r.cycle for r in records], task, stop=last.stop, failure_reason=last.failure_reason)
     error = last.cycle.error is not None and out.status is last.cycle.error

@@ -23,17 +23,28 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from clawmark.attempts.closed_loop_cycle import TURN_STAGES
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.closed_loop_prompt import first_message
+from clawmark.attempts.gateway_link import VISION_SUFFIX, container_url, host_url, register, unregister
 from clawmark.attempts.phases import PhaseClock, run_cleanup
-from clawmark.attempts.stages import DEFAULT_BOUND_S, Stage, TrackStages
+from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, Stage, TrackStages
+from clawmark.attempts.usage_check import CLAW_USAGE_FILE, row_cross_check
+from clawmark.catalog.credentials import executor_credentials, user_credentials
 from clawmark.claws import ClawContext
+from clawmark.gateway.cassettes import is_scripted
+from clawmark.gateway.ledger import summarize_ledger
 from clawmark.results import AttemptRow, Status
+from clawmark.taskenv import TaskEnv
+from clawmark.taskenv.config import TaskEnvConfig, executor_user_of, runtime_profile
 from clawmark.taskenv.errors import PreExecFailed
+from clawmark.taskenv.headed import HeadedRun, task_image
+from clawmark.taskenv.layout import SKILLS_DIR, WORKSPACE
 from clawmark.taskenv.package import PackageChanged
+from clawmark.webproxy import ProxiedTaskEnv
+from clawmark.webproxy.session import row_web_counts
 
 EXECUTOR_ROLE = "executor"
-SETUP_MARGIN_S = 300.0
 PACKAGE_DIR = "package"  # the attempt's copy of a task package with pre_exec scripts: supervisor side
 
 
@@ -42,8 +53,6 @@ class ClosedLoopAttempt:
 
     def __init__(self, task: Any, claw: Any, models: dict[str, str], attempt_id: str, layout: Any, gateway: Any,
                  config: Any, *, store: Any, fields: dict[str, Any], saved_hash: str, model: str):
-        from clawmark.taskenv.headed import HeadedRun
-
         self.task, self.claw, self.models, self.attempt_id = task, claw, models, attempt_id
         self.layout, self.gateway, self.config, self.store = layout, gateway, config, store
         self.fields, self.saved_hash, self.model = fields, saved_hash, model
@@ -183,8 +192,6 @@ def _inject_bound(s: ClosedLoopAttempt) -> float:
 
 
 def plan(s: ClosedLoopAttempt) -> Stage | None:
-    from clawmark.attempts.closed_loop_cycle import TURN_STAGES
-
     if s.outcome is not None or s.step is None:
         return None
     return _announced({"provision": PROVISION, "inject": INJECT, **TURN_STAGES}[s.step])
@@ -211,8 +218,6 @@ CLOSED_LOOP_STAGES = TrackStages(plan, TEARDOWN, RECORD)
 
 def _save_claw_usage(s: ClosedLoopAttempt) -> None:
     """The claw's own figures, a cross-check of the ledger (attempts/usage_check.py)."""
-    from clawmark.attempts.usage_check import CLAW_USAGE_FILE
-
     usage = s.claw.collect_usage(s.ctx)
     if usage is not None:
         # json.dumps keeps NaN (an unpriced cost) as NaN; pydantic's JSON would write null
@@ -220,9 +225,6 @@ def _save_claw_usage(s: ClosedLoopAttempt) -> None:
 
 
 def _context(s: ClosedLoopAttempt) -> ClawContext:
-    from clawmark.attempts.gateway_link import VISION_SUFFIX, container_url, host_url
-    from clawmark.taskenv.layout import SKILLS_DIR, WORKSPACE
-
     host = host_url(s.gateway, s.attempt_id, EXECUTOR_ROLE)
     inside = s.claw.runs_in_container
     vision = host_url(s.gateway, s.attempt_id + VISION_SUFFIX, EXECUTOR_ROLE) if s.image_model else ""
@@ -237,10 +239,6 @@ def _context(s: ClosedLoopAttempt) -> ClawContext:
 
 
 def env_config(s: ClosedLoopAttempt) -> Any:
-    from clawmark.catalog.credentials import executor_credentials, user_credentials
-    from clawmark.taskenv.config import TaskEnvConfig, executor_user_of, runtime_profile
-    from clawmark.taskenv.headed import task_image
-
     c = s.config
     labels = {"clawmark.attempt": s.attempt_id, "clawmark.claw": s.claw.name}
     # a task with gaps was refused before provisioning (clawmark/sweeps/preflight.py)
@@ -252,14 +250,11 @@ def env_config(s: ClosedLoopAttempt) -> Any:
 
 
 def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> Any:
-    from clawmark.taskenv import TaskEnv
-
     config = env_config(s)
     extra = {k: v for k, v in s.claw.docker_args(ctx).items() if k in ("env", "volumes")}
     if extra:  # a claw running in the container brings its home and environment
         config = config.model_copy(update={k: {**getattr(config, k), **v} for k, v in extra.items()})
     if s.config.web is not None:  # the web proxy in front of the container (clawmark/webproxy)
-        from clawmark.webproxy import ProxiedTaskEnv
 
         return ProxiedTaskEnv(s.task, config, s.layout.logs, s.config.web, s.layout.artifacts / "web",
                               work_dir=s.layout.dir / PACKAGE_DIR, before_services=s.headed.before_services())
@@ -275,26 +270,16 @@ def role_caps(config: Any) -> dict[str, float]:
 
 
 def _register(s: ClosedLoopAttempt) -> None:
-    from clawmark.attempts.gateway_link import register
-
     s.role_tokens = register(s.gateway, s.attempt_id, dict(s.models), role_caps(s.config), s.layout.ledger,
                              params=dict(s.config.model_params), image_model=s.image_model)
     s.registered = True
 
 
 def _unregister(s: ClosedLoopAttempt) -> None:
-    from clawmark.attempts.gateway_link import unregister
-
     unregister(s.gateway, s.attempt_id)
 
 
 def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
-    from clawmark.attempts.usage_check import row_cross_check
-    from clawmark.gateway.cassettes import is_scripted
-    from clawmark.gateway.ledger import summarize_ledger
-    from clawmark.taskenv.config import runtime_profile
-    from clawmark.webproxy.session import row_web_counts
-
     layout, config = s.layout, s.config
     summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
     cross_check = row_cross_check(layout.logs, layout.ledger)  # never costs the row

@@ -7,6 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from clawmark.gateway.prices import default_prices, require_price
+from clawmark.runtime.network import gateway_network
+
 HOST_LOOPBACK = "127.0.0.1"
 VISION_SUFFIX = "-vision"  # the claw's vision route: a sibling of the executor's, same token, cap and ledger
 
@@ -38,8 +41,6 @@ def uses_fallback_price(model: str, config: Any, claw: Any) -> bool:
     """Whether the attempt's fallback price will price `model`; raises UnpricedModel when the
     model has no price and no fallback is set, as its calls would cost NaN and never reach the
     attempt's cap. A sweep calls this for every claw × model before its first cell."""
-    from clawmark.gateway.prices import default_prices, require_price
-
     if not claw.calls_model:
         return False
     cap = f"attempt cost cap of ${config.budgets.cost_usd:g}"
@@ -63,7 +64,5 @@ def host_url(gateway: Any, attempt_id: str, role: str) -> str:
 
 def container_url(gateway: Any, attempt_id: str, role: str) -> str:
     """URL from inside a container on the internal gateway network (the host side of it)."""
-    from clawmark.runtime.network import gateway_network
-
     _, host_ip = gateway_network()
     return gateway.base_url(attempt_id, role, host=host_ip)

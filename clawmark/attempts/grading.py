@@ -14,6 +14,8 @@ from typing import Any
 from clawmark.attempts.outcome import PatchOutcome
 from clawmark.attempts.phases import PhaseClock
 from clawmark.results import AttemptLayout, Resolution, Status
+from clawmark.swe.evaluate import EvalConfig, evaluate_prediction
+from clawmark.swe.predictions import Prediction, upsert_prediction
 
 PREDICTIONS_FILE = "predictions.jsonl"
 
@@ -42,9 +44,6 @@ def grade_patch(instance: Any, patch: Any, claw: str, model: str, layout: Attemp
     """Evaluate the patch; ``claw_note`` (how the claw's turn went wrong, if it did) is kept in
     the row's message because the patch is graded whatever stopped the claw. ``config`` may set
     ``eval_network`` ("default" / "none") and ``eval_max_output_bytes``."""
-    from clawmark.swe.evaluate import evaluate_prediction
-    from clawmark.swe.predictions import Prediction, upsert_prediction
-
     model_patch = None if patch.is_empty else patch.clean
     upsert_prediction(layout.dir / PREDICTIONS_FILE, Prediction(
         instance_id=instance.instance_id, model_name_or_path=model_name_or_path(claw, model),
@@ -71,8 +70,6 @@ def patch_outcome(outcome: Any, claw_note: str | None = None) -> PatchOutcome:
 
 
 def _eval_config(config: Any) -> Any:
-    from clawmark.swe.evaluate import EvalConfig
-
     extra = {key: getattr(config, f"eval_{key}") for key in ("network", "max_output_bytes", "memory_mb")
              if getattr(config, f"eval_{key}", None) is not None}
     return EvalConfig(timeout_s=config.eval_timeout_s, reuse_reports=False, **extra)

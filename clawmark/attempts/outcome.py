@@ -10,8 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import requests
 from pydantic import BaseModel
 
+from clawmark.errors import Infra
 from clawmark.gateway.ledger import UsageRecord, read_ledger
 from clawmark.results.status import ErrorKind, Resolution, Status
 
@@ -48,16 +50,11 @@ class PatchOutcome(BaseModel):
 
 def infra_exceptions() -> tuple[type[BaseException], ...]:
     """Failures of the world under the attempt (engine, images, git steps, claw set-up, disk):
-    infra rows. Any other exception is a bug of ours and becomes a harness_error row."""
-    import docker.errors
-    import requests
+    infra rows (`clawmark.errors.Infra` marks the runtime's, the patch runner's and the claws').
+    Any other exception is a bug of ours and becomes a harness_error row."""
+    import docker.errors  # heavy (the SDK): loaded when an attempt first fails, not on import
 
-    from clawmark.claws import ClawError
-    from clawmark.runtime.errors import RuntimeFailure
-    from clawmark.swe.errors import SweRunError
-
-    return (RuntimeFailure, SweRunError, ClawError, docker.errors.DockerException,
-            requests.exceptions.RequestException, OSError, TimeoutError)
+    return (Infra, docker.errors.DockerException, requests.exceptions.RequestException, OSError, TimeoutError)
 
 
 def model_error_status(kind: str | None) -> Status | None:

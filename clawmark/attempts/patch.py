@@ -25,13 +25,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from clawmark.attempts.credentials import NoCredentials
+from clawmark.attempts.gateway_link import uses_fallback_price
+from clawmark.attempts.model_family import model_for_task
+from clawmark.attempts.patch_stages import PATCH_STAGES, PatchAttempt
 from clawmark.attempts.phases import open_cell
+from clawmark.attempts.stages import run_stages
 from clawmark.claws import Budgets, ClawAdapter
 from clawmark.claws.profiles import ProfileUse, claw_for
 from clawmark.gateway.prices import Price
 from clawmark.results import AttemptRow, ResultStore, Track, config_hash
-
-TASK_PLACEHOLDER = "{task_id}"
+from clawmark.runtime.images import image_ref
+from clawmark.runtime.recipes import tree_digest
+from clawmark.swe.instance_image import runtime_image_name
 
 
 class PatchAttemptConfig(BaseModel):
@@ -76,9 +81,6 @@ def run_patch_attempt(
 ) -> AttemptRow:
     """Run one cell and commit its row; infra failures become error rows, never exceptions.
     Raises UnpricedModel before anything runs when the model has no price and no fallback."""
-    from clawmark.attempts.patch_stages import PATCH_STAGES
-    from clawmark.attempts.stages import run_stages
-
     return run_stages(open_patch_attempt(instance, claw_name, model, seed, store, sweep_id, gateway, config=config),
                       PATCH_STAGES)
 
@@ -87,9 +89,6 @@ def open_patch_attempt(instance: Any, claw_name: str, model: str, seed: int, sto
                        gateway: Any, *, config: PatchAttemptConfig | None = None) -> Any:
     """The state of a fresh attempt of the cell (clawmark/attempts/patch_stages.py), its folder
     laid out and its config saved; the stages in PATCH_STAGES run it to its row."""
-    from clawmark.attempts.gateway_link import uses_fallback_price
-    from clawmark.attempts.patch_stages import PatchAttempt
-
     claw, config = claw_for(claw_name, config or PatchAttemptConfig())
     fallback = uses_fallback_price(model_for_task(model, instance.instance_id), config, claw)
     fields = identity_fields(instance, claw, model, seed, sweep_id, config)
@@ -97,13 +96,6 @@ def open_patch_attempt(instance: Any, claw_name: str, model: str, seed: int, sto
     layout, attempt_id, saved_hash = open_cell(store, sweep_id, fields, saved)
     return PatchAttempt(instance, claw, model, attempt_id, layout, gateway, config, store=store, fields=fields,
                         saved_hash=saved_hash, price_fallback=fallback)
-
-
-def model_for_task(model: str, task_id: str) -> str:
-    """The model an attempt calls. A model string may name a per-task family with `{task_id}`
-    (e.g. `scripted/ref-{task_id}`: one scripted stand-in whose cassette differs per task); rows
-    keep the family name, so the family is one column of results like any other model."""
-    return model.replace(TASK_PLACEHOLDER, task_id)
 
 
 def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
@@ -142,8 +134,6 @@ def profile_fields(claw: ClawAdapter) -> dict[str, str]:
 def claw_image_ref(claw: ClawAdapter) -> str:
     """The content-hash tag of the claw's image layer (e.g. mini-swe-agent's venv), "" for claws
     without one: an edited claw recipe re-keys that claw's cells."""
-    from clawmark.runtime.images import image_ref
-
     if not claw.needs_image_layer:
         return ""
     try:
@@ -157,10 +147,6 @@ def environment_hash(instance: Any) -> str:
     content-hash tag), the instance's own image recipe folder and the repository bundle, by
     content — so an edited Dockerfile or a rebuilt bundle re-keys the cells, and a moved one
     does not. A prebuilt `image` is named by the row itself."""
-    from clawmark.runtime.images import image_ref
-    from clawmark.runtime.recipes import tree_digest
-    from clawmark.swe.instance_image import runtime_image_name
-
     if instance.image:
         return config_hash({"image": instance.image})
     try:

@@ -16,18 +16,24 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from clawmark.attempts.gateway_link import close, container_url, executor_cap, host_url, register
+from clawmark.attempts.grading import grade_patch
+from clawmark.attempts.model_family import model_for_task
 from clawmark.attempts.outcome import PatchOutcome, provider_outcome, unreached_outcome
 from clawmark.attempts.phases import PhaseClock, run_cleanup
 from clawmark.attempts.session import claw_stopper, end_claw_processes, run_with_deadline
-from clawmark.attempts.stages import DEFAULT_BOUND_S, AttemptStopped, Stage, TrackStages
+from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, AttemptStopped, Stage, TrackStages
+from clawmark.attempts.usage_check import row_cross_check
 from clawmark.attempts.watchdog import turn_watchdog
 from clawmark.claws import ClawContext
+from clawmark.gateway.cassettes import is_scripted
+from clawmark.gateway.ledger import summarize_ledger
 from clawmark.runtime.errors import RuntimeFailure
 from clawmark.results import AttemptRow, Status
 from clawmark.results.status import ErrorKind
+from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
 
 EXECUTOR_ROLE = "executor"
-SETUP_MARGIN_S = 300.0  # claw hooks around the turn (post_container_start, create_agent, backup)
 
 
 class PatchAttempt:
@@ -35,8 +41,6 @@ class PatchAttempt:
 
     def __init__(self, instance: Any, claw: Any, model: str, attempt_id: str, layout: Any, gateway: Any,
                  config: Any, *, store: Any, fields: dict[str, Any], saved_hash: str, price_fallback: bool):
-        from clawmark.attempts.patch import model_for_task
-
         self.instance, self.claw, self.model, self.attempt_id = instance, claw, model, attempt_id
         self.call_model = model_for_task(model, instance.instance_id)  # the row keeps the family name
         self.layout, self.gateway, self.config, self.store = layout, gateway, config, store
@@ -63,8 +67,6 @@ class EvaluatorInfraFailure(RuntimeFailure):
 
 
 def provision(s: PatchAttempt) -> None:
-    from clawmark.attempts.gateway_link import register
-
     with s.clock.phase("provision"):
         if s.env is not None:  # a retried provision: what the failed try left goes first
             run_cleanup(s.layout, "teardown", lambda: s.env.__exit__(None, None, None))
@@ -89,7 +91,7 @@ def executor_turn(s: PatchAttempt) -> None:
 
 
 def extract(s: PatchAttempt) -> None:
-    from clawmark.swe.patch import extract_patch
+    from clawmark.swe.patch import extract_patch  # per call: a test stands in for extract_patch
 
     with s.clock.phase("extract"):
         patch = extract_patch(s.ctx.sandbox, s.instance.base_commit)
@@ -101,8 +103,6 @@ def extract(s: PatchAttempt) -> None:
 def teardown(s: PatchAttempt) -> None:
     """Agent deleted, container removed, attempt closed at the gateway: each once, each logged
     (never raised) when it fails; the ledger is complete only after the close has drained."""
-    from clawmark.attempts.gateway_link import close
-
     if s.provisioned and not s.cleaned_up:
         run_cleanup(s.layout, "delete_agent", lambda: s.claw.delete_agent(s.ctx))
         run_cleanup(s.layout, "teardown", lambda: s.env.__exit__(None, None, None))
@@ -111,8 +111,6 @@ def teardown(s: PatchAttempt) -> None:
 
 
 def evaluate(s: PatchAttempt) -> None:
-    from clawmark.attempts.grading import grade_patch
-
     turn = s.turn
     note = None if turn is None or turn.success else f"claw {turn.exit_status}: {turn.error or ''}".strip()
     outcome = grade_patch(s.instance, s.patch, s.claw.name, s.model, s.layout, s.config, s.clock, note)
@@ -178,8 +176,6 @@ PATCH_STAGES = TrackStages(plan, TEARDOWN, RECORD)
 
 
 def _context(s: PatchAttempt) -> ClawContext:
-    from clawmark.attempts.gateway_link import container_url, host_url
-
     host = host_url(s.gateway, s.attempt_id, EXECUTOR_ROLE)
     inside = s.claw.runs_in_container
     return ClawContext(
@@ -191,8 +187,6 @@ def _context(s: PatchAttempt) -> ClawContext:
 
 
 def _environment(s: PatchAttempt, ctx: ClawContext) -> Any:
-    from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
-
     labels = {"clawmark.attempt": s.attempt_id, "clawmark.claw": s.claw.name}
     wiring = s.claw.docker_args(ctx)
     if s.config.executor_user and not wiring.get("user"):
@@ -225,16 +219,10 @@ def _save_turn(s: PatchAttempt) -> None:
 
 
 def _caps(s: PatchAttempt) -> dict[str, float]:
-    from clawmark.attempts.gateway_link import executor_cap
-
     return {EXECUTOR_ROLE: executor_cap(s.config, s.claw.calls_model)}
 
 
 def _row(s: PatchAttempt, outcome: PatchOutcome) -> AttemptRow:
-    from clawmark.attempts.usage_check import row_cross_check
-    from clawmark.gateway.cassettes import is_scripted
-    from clawmark.gateway.ledger import summarize_ledger
-
     layout = s.layout
     return AttemptRow.from_usage(
         summarize_ledger(layout.ledger), caps=_caps(s), **s.fields,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from clawmark.results import PhaseTimes
+from clawmark.results import AttemptRow, PhaseTimes
+from clawmark.runtime.owner import open_scope
 
 
 class PhaseClock:
@@ -41,11 +43,6 @@ def open_cell(store: Any, sweep_id: str, fields: dict[str, Any], saved_config: A
     """(layout, attempt id, config hash) of a fresh attempt of the cell `fields` names: its key
     computed from the identity, its artifact folder emptied and laid out, its config saved; the
     containers the attempt creates in this context are labelled with its sweep, cell and attempt."""
-    import uuid
-
-    from clawmark.results import AttemptRow
-    from clawmark.runtime.owner import open_scope
-
     probe = AttemptRow(status="infra_error", **fields)  # computes the cell key from the identity
     attempt_id = uuid.uuid4().hex[:16]
     open_scope(sweep_id, probe.cell_key, attempt_id)  # every container from here on carries sweep, cell, attempt

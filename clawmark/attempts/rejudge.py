@@ -26,10 +26,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
+from clawmark.attempts.patch import model_for_task
 from clawmark.attempts.rejudge_cell import RejudgeError, judged_turns, rejudge_attempt
+from clawmark.catalog import load_task, load_tasks
 from clawmark.results import AttemptRow, ResultStore, Track, config_hash
 from clawmark.results.identity import cell_key_from_hashes
 from clawmark.results.layout import check_name
+from clawmark.results.pinning import pinned_config
+from clawmark.results.schema import from_record
+from clawmark.webproxy.session import web_task_hash
 
 REJUDGE_KEY = "rejudge"  # of the new sweep's pinned config: {"source_sweep", "supervisor_model"}
 
@@ -61,8 +67,6 @@ def default_sweep_id(source: str, model: str) -> str:
 def rejudge_sweep(store: ResultStore, config: RejudgeConfig, gateway: Any,
                   on_cell: Callable[[CellRejudged], None] | None = None) -> list[CellRejudged]:
     """Judge every closed-loop attempt of the source sweep again; one new row per judged attempt."""
-    from clawmark.results.schema import from_record
-
     target = config.target()
     if target == config.source_sweep:
         raise RejudgeError(f"--as {target}: the re-judged rows need a sweep of their own, not the source sweep")
@@ -83,8 +87,6 @@ def rejudge_sweep(store: ResultStore, config: RejudgeConfig, gateway: Any,
 
 def rejudges_of(store: ResultStore, sweep_id: str) -> list[str]:
     """Sweeps of the store that re-judge `sweep_id` (by their pinned config)."""
-    from clawmark.results.pinning import pinned_config
-
     found = []
     for other in store.sweeps():
         pin = pinned_config(store, other) if other != sweep_id else None
@@ -95,17 +97,12 @@ def rejudges_of(store: ResultStore, sweep_id: str) -> list[str]:
 
 def source_of(store: ResultStore, sweep_id: str) -> str | None:
     """The sweep `sweep_id` re-judges, when it is a re-judge."""
-    from clawmark.results.pinning import pinned_config
-
     pin = pinned_config(store, sweep_id)
     return (pin.get(REJUDGE_KEY) or {}).get("source_sweep") if isinstance(pin, dict) else None
 
 
 def _rejudge_one(store: ResultStore, source: AttemptRow, config: RejudgeConfig, target: str, pinned: str,
                  tasks: _TaskSource, gateway: Any) -> CellRejudged:
-    from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
-    from clawmark.attempts.patch import model_for_task
-
     supervisor = model_for_task(config.supervisor_model, source.task_id)
     fields = {"sweep_id": target, "model_params_hash": config_hash({"rejudge_of": source.model_params_hash,
                                                                     "supervisor": supervisor})}
@@ -152,7 +149,7 @@ def _source_dir(store: ResultStore, row: AttemptRow) -> Iterator[Path]:
     if store.is_local:
         yield store.layout(row.sweep_id, row.cell_key).dir
         return
-    import pyarrow.fs as pafs
+    import pyarrow.fs as pafs  # heavy: only Parquet files need it
 
     scratch = Path(tempfile.mkdtemp(prefix="clawmark-rejudge-"))
     try:
@@ -170,9 +167,6 @@ class _TaskSource:
         self.tasks_dir, self._tree = tasks_dir, None
 
     def task(self, row: AttemptRow, saved: dict[str, Any], protocol: Any, folder: Path) -> Any:
-        from clawmark.catalog import load_task, load_tasks
-        from clawmark.webproxy.session import web_task_hash
-
         if self.tasks_dir is not None:
             self._tree = self._tree or {t.task_id: t for t in load_tasks(self.tasks_dir)}
             if row.task_id not in self._tree:

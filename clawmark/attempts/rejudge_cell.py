@@ -25,9 +25,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from clawmark.attempts.closed_loop_judging import decide_turn, turn_evidence
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
-from clawmark.attempts.gateway_link import register
+from clawmark.attempts.gateway_link import host_url, register
 from clawmark.attempts.closed_loop_transcript import visible_messages, write_json
+from clawmark.claws import TurnResult
+from clawmark.gateway.ledger import summarize_ledger
+from clawmark.judge.chat import gateway_chat, role_settings
+from clawmark.judge.checks import CheckResult, check_image, run_checks
+from clawmark.judge.outcome import error_status
 from clawmark.results import AttemptRow, Status, is_error
 from clawmark.results.usage import RoleUsage
 
@@ -115,8 +121,6 @@ def _continues(record: CycleRecord) -> bool:
 
 
 def _start(source: AttemptRow, saved: Path, index: int, last: bool) -> CycleRecord:
-    from clawmark.claws import TurnResult
-
     turn_file = saved / "turn.json"
     if not turn_file.is_file():
         raise RejudgeError(f"{turn_file}: the turn's TurnResult (written after every executor turn) is missing")
@@ -128,10 +132,6 @@ def _start(source: AttemptRow, saved: Path, index: int, last: bool) -> CycleReco
 def _supervise(record: CycleRecord, folder: Path, task: Any, protocol: Any, chat: Any, web_dir: Path, *,
                turn: int, max_turns: int) -> None:
     """The supervise stage's judging (attempts/closed_loop_judging.py) over the saved turn."""
-    from clawmark.attempts.closed_loop_judging import decide_turn, turn_evidence
-    from clawmark.judge.checks import CheckResult, check_image, run_checks
-    from clawmark.judge.outcome import error_status
-
     saved_checks = folder / "checks.json"
     if saved_checks.is_file():
         checks = [CheckResult.model_validate(c) for c in _read_json(saved_checks, [])]
@@ -149,9 +149,6 @@ def _supervise(record: CycleRecord, folder: Path, task: Any, protocol: Any, chat
 
 def _supervisor_chat(gateway: Any, attempt_id: str, task: Any, supervisor: str, token: str) -> Any:
     """The host-side judge client over the new attempt's supervisor route (the gateway pins the model)."""
-    from clawmark.attempts.gateway_link import host_url
-    from clawmark.judge.chat import gateway_chat, role_settings
-
     settings = role_settings(task, SUPERVISOR_ROLE, supervisor)
     return gateway_chat(host_url(gateway, attempt_id, SUPERVISOR_ROLE), supervisor, token=token, **settings.params())
 
@@ -167,8 +164,6 @@ def _copy_inputs(saved: Path, folder: Path) -> None:
 
 def _row(source: AttemptRow, outcome: Any, layout: Any, fields: dict[str, Any], *, attempt_id: str, supervisor: str,
          config_hash: str, started: datetime, judge_s: float) -> AttemptRow:
-    from clawmark.gateway.ledger import summarize_ledger
-
     summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
     layout.usage.write_text(json.dumps(summary, indent=2, default=str))
     layout.outcome.write_text(outcome.model_dump_json(indent=2))

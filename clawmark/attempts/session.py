@@ -11,7 +11,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from clawmark.attempts.gateway_link import close
+from clawmark.attempts.watchdog import EXIT_STATUS
 from clawmark.claws import ClawAdapter, ClawContext, TurnResult
+from clawmark.runtime.sandbox import Sandbox
 
 WATCH_EVERY_S = 1.0  # how often the watchdog looks at the ledger while the turn runs
 
@@ -50,8 +53,6 @@ def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
             raise ClawDidNotStop(f"claw still running {grace_s:.0f} s after it was stopped at the "
                                  f"{deadline_s:.0f} s deadline")
         if fired is not None:
-            from clawmark.attempts.watchdog import EXIT_STATUS
-
             steps = fired == "steps"  # a step limit is a length cut; a watchdog's stop is the claw's timeout
             return TurnResult(success=False, timeout=not steps, finish_reason="limit" if steps else "timeout",
                               exit_status=EXIT_STATUS[fired], duration_s=round(time.monotonic() - began, 3),
@@ -83,8 +84,6 @@ def claw_stopper(claw: ClawAdapter, ctx: ClawContext, gateway: Any = None,
     attempt ends with the turn (`gateway` given) — closing the attempt at the gateway (a call
     still running is cut and ledgered as abandoned, new ones are refused). A multi-turn attempt
     whose judge still needs the gateway passes no gateway. Each step runs even if another fails."""
-    from clawmark.attempts.gateway_link import close
-
     steps = [lambda: claw.stop(ctx), lambda: end_claw_processes(ctx.sandbox)]
     if gateway is not None and attempt_id is not None:
         steps.append(lambda: close(gateway, attempt_id, drain_s=0.0))
@@ -122,7 +121,5 @@ true
 def end_claw_processes(sandbox: Any) -> None:
     """SIGKILL the claw, its tools and whatever they started in the background, keeping the
     container itself alive for the patch. Only a real container: a test double's host is left alone."""
-    from clawmark.runtime.sandbox import Sandbox
-
     if isinstance(sandbox, Sandbox):
         sandbox.exec(["sh", "-c", _KILL_CLAW_PROCESSES], timeout_s=30, user="0")

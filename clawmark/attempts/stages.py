@@ -20,12 +20,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import requests
+
 from clawmark.attempts.outcome import infra_exceptions
+from clawmark.errors import Permanent
+from clawmark.gateway.errors import ModelError
+from clawmark.results.errors import is_disk_full
+from clawmark.swe.errors import ShellStepFailed
+from clawmark.taskenv.errors import ServiceFailed
 
 Caller = Callable[["Stage", Any], Any]
 
 
-class AttemptStopped(Exception):
+class AttemptStopped(Permanent):
     """A stage found how the attempt ends (the provider refused the claw, a judge failed): the
     stage shows failed where stages are shown, and is not run again. `outcome` is the track's."""
 
@@ -50,6 +57,9 @@ class Stage:
 # Outer bound of a stage without a budget of its own (provision may build an image first); the
 # stage's own host-side deadlines (exec timeouts, the claw's deadline) end it long before.
 DEFAULT_BOUND_S = 3600.0
+# Outer-bound room for the claw hooks around a turn (post_container_start, create_agent, backup),
+# teardown and record: what a stage may take beyond the budgets it enforces itself.
+SETUP_MARGIN_S = 300.0
 
 
 class TrackStages(NamedTuple):
@@ -63,8 +73,6 @@ def call_directly(stage: Stage, state: Any) -> Any:
 
 
 def expected_failures() -> tuple[type[BaseException], ...]:
-    from clawmark.gateway.errors import ModelError
-
     return (*infra_exceptions(), ModelError, AttemptStopped)
 
 
@@ -97,29 +105,16 @@ def _clean_up(state: Any, cleanup: Stage, call: Caller) -> None:
         cleanup.run(state)
 
 
-_NEVER_RETRIED_NAMES = frozenset({"PreExecFailed", "HistoryLeak", "PatchTooLarge", "InstanceUnbuildable",
-                                  "PredictionsError", "OutOfMemory", "ArchiveTooLarge", "UnknownClaw",
-                                  "ExecTimeout", "AgentJudgeError"})
-
-
 def retryable(exc: BaseException) -> bool:
     """Whether running the failed stage again can help: a failure of the world under the attempt
     (engine, image, container, git step, claw set-up, disk). Never a timeout of any kind, a model
     or provider failure (the gateway already backs off on 429/5xx; auth and budget never heal), a
     refusal (history leak), what the workload caused (OOM, a patch or copy over its cap, the
-    package's own pre_exec script), nor an exception we do not know (our bug)."""
-    import requests
-
-    from clawmark.gateway.errors import ModelError
-    from clawmark.results.errors import is_disk_full
-    from clawmark.swe.errors import ShellStepFailed
-    from clawmark.taskenv.errors import ServiceFailed
-
-    if isinstance(exc, (TimeoutError, requests.exceptions.Timeout, ModelError, AttemptStopped)):
+    package's own pre_exec script), nor an exception we do not know (our bug). The failure's type
+says which: `clawmark.errors.Permanent` marks what is never run again."""
+    if isinstance(exc, (TimeoutError, requests.exceptions.Timeout, Permanent)):
         return False
     if is_disk_full(exc):  # nothing frees the disk in the seconds a retry waits; the sweep stops on it
-        return False
-    if any(kind.__name__ in _NEVER_RETRIED_NAMES for kind in type(exc).__mro__):
         return False
     if isinstance(exc, ShellStepFailed) and exc.timed_out:
         return False

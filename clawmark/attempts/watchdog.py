@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from clawmark.gateway.ledger import read_ledger
+
 Reason = Literal["silence", "stall", "steps"]
 EXIT_STATUS = {"silence": "watchdog_silence", "stall": "watchdog_stall", "steps": "step_limit"}
 
@@ -62,8 +64,6 @@ class Watchdog:
 
 def ledger_calls(ledger: Path, role: str) -> int:
     """Calls of ``role`` in the attempt's ledger (re-read only when the file grew)."""
-    from clawmark.gateway.ledger import read_ledger
-
     try:
         return sum(1 for record in read_ledger(ledger) if record.role == role)
     except OSError:

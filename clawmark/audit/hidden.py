@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from clawmark.judge.leak_audit import shared_ngrams
+from clawmark.judge.leak_audit import public_text, shared_ngrams
 from clawmark.judge.prompting import hidden_files, read_text_or_none
 
 MAX_EVIDENCE_CHARS = 80
@@ -39,8 +39,6 @@ class HiddenMaterial:
 
 
 def closed_loop_material(task) -> HiddenMaterial:
-    from clawmark.judge.leak_audit import public_text
-
     rubric = task.rubric.raw_text or task.eval_rule_file.read_text(encoding="utf-8")
     references = [(f"reference {p.name}", text) for p in hidden_files(task)
                   if p != task.eval_rule_file and (text := read_text_or_none(p))]

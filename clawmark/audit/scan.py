@@ -12,7 +12,12 @@ from clawmark.audit.files import cell_dir, chunks, files_under, read_head, sweep
 from clawmark.audit.hidden import HiddenMaterial, closed_loop_material, hidden_in, patch_material, with_references
 from clawmark.audit.produced import attempt_reference_files, own_work, produced_files, split_text
 from clawmark.audit.secrets import Secret, SecretScan, environment_secrets
+from clawmark.catalog.errors import CatalogError
+from clawmark.catalog.package import load_tasks
+from clawmark.catalog.swe import load_instances
 from clawmark.fsio import decode_text
+from clawmark.results.pinning import pinned_config
+from clawmark.settings import TASKS_CATALOG
 
 CHUNK_BYTES = 4 * 2**20
 MAX_TEXT_BYTES = 8 * 2**20
@@ -97,9 +102,6 @@ def _materials(rows, tasks: dict, instances: Path | None) -> dict:
     materials = {("closed_loop", task_id): closed_loop_material(task) for task_id, task in tasks.items()}
     patch_ids = set(rows.loc[rows["track"] == "patch", "task_id"]) if len(rows) else set()
     if patch_ids:
-        from clawmark.catalog.swe import load_instances
-        from clawmark.settings import TASKS_CATALOG
-
         file = instances or TASKS_CATALOG / "swe" / "instances.jsonl"
         by_id = {i.instance_id: i for i in load_instances(file)}
         if missing := sorted(patch_ids - set(by_id)):
@@ -112,9 +114,6 @@ def _closed_loop_tasks(rows, tasks_dir: Path | None, store, sweep_id: str) -> di
     """The sweep's closed-loop tasks, from `tasks_dir`, else the tree the sweep pinned, else the
     bundled catalog (a sweep that names no tree runs it); every one of them must be there: its
     hidden material is what the audit looks for."""
-    from clawmark.catalog.errors import CatalogError
-    from clawmark.catalog.package import load_tasks
-
     wanted = set(rows.loc[rows["track"] == "closed_loop", "task_id"]) if len(rows) else set()
     if not wanted:
         return {}
@@ -130,9 +129,6 @@ def _closed_loop_tasks(rows, tasks_dir: Path | None, store, sweep_id: str) -> di
 
 
 def _pinned_tasks_dir(store, sweep_id: str) -> Path:
-    from clawmark.results.pinning import pinned_config
-    from clawmark.settings import TASKS_CATALOG
-
     try:
         found = _find_key(pinned_config(store, sweep_id), "tasks_dir")
     except (OSError, ValueError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
 from pydantic import ValidationError
 
 
@@ -58,8 +59,6 @@ def _expected(problem: dict) -> str:
 def read_yaml_mapping(file: "Path", *, max_bytes: int, what: str, root: str) -> dict:
     """A YAML file that must hold a mapping, read with a size bound; every failure is one
     CatalogError naming the file (`what`: e.g. "task YAML"; `root`: what the mapping must be)."""
-    import yaml
-
     try:
         if file.stat().st_size > max_bytes:
             raise CatalogError(file, "<file>", f"a {what} of at most {max_bytes} bytes")

@@ -9,11 +9,10 @@ from rich.table import Table
 from clawmark.catalog.package import load_tasks
 from clawmark.catalog.suite import INSTANCE_SUFFIXES, load_suite, read_suite, suite_files
 from clawmark.catalog.swe import load_instances
+from clawmark.settings import settings
 
 
 def _root(catalog: Path | None) -> Path:
-    from clawmark.settings import settings
-
     return catalog or settings().catalog_dir
 
 

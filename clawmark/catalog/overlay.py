@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawmark.catalog.errors import from_validation, read_yaml_mapping
+from clawmark.settings import TASKS_CATALOG
 
 OVERLAY_NAME = "overlays/uniclawbench.yaml"
 MAX_OVERLAY_BYTES = 256 * 1024
@@ -33,8 +34,6 @@ class Overlay(BaseModel):
 
 
 def overlay_file() -> Path:
-    from clawmark.settings import TASKS_CATALOG
-
     return TASKS_CATALOG / OVERLAY_NAME
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from clawmark.catalog.errors import CatalogError, UnknownTask, from_validation
 from clawmark.catalog.package import load_tasks
 from clawmark.catalog.swe import ID_PATTERN, load_instances
+from clawmark.settings import settings
 
 INSTANCE_SUFFIXES = (".jsonl", ".json", ".parquet")
 Track = Literal["closed_loop", "patch", "mixed"]
@@ -50,8 +51,6 @@ class CatalogIndex(BaseModel):
 
 
 def suites_dir(catalog_dir: Path | None = None) -> Path:
-    from clawmark.settings import settings
-
     return (catalog_dir or settings().catalog_dir) / "suites"
 
 

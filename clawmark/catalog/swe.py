@@ -143,8 +143,8 @@ def _json_rows(path: Path) -> Iterator[tuple[int, Any]]:
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[int, Any]]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # heavy: only Parquet files need it
+    import pyarrow.parquet as pq  # heavy: only Parquet files need it
 
     try:
         table = pq.read_table(path)

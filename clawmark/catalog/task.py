@@ -12,12 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from clawmark.catalog.checks import ChecksFile
 from clawmark.catalog.eval_rule import Rubric
+from clawmark.language import detect_language
 
 ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 CATEGORY_REGEX = re.compile(r"^([12])0([1-5])_([a-z_]+?)(_zh)?$")
 SETUP_CATEGORY_REGEX = re.compile(r"^00\d_[a-z][a-z_]*$")  # 000_template, 001_smoketest
 CAPABILITIES = {1: "skill_usage", 2: "exploration", 3: "long_context", 4: "multimodal", 5: "cross_platform"}
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 EVAL_RULE = "references/eval_rule.md"
 SNAPSHOT_SUFFIX = "_snapshot.json"
 SNAPSHOT_SWITCH = "SNAPSHOT_MODE"  # the .privacy name that selects a task's offline snapshot path
@@ -31,7 +31,7 @@ def parse_category(category: str, task_text: str = "") -> tuple[Language, Capabi
     """`101_skill_usage` -> ("en", "skill_usage"); `2xx_<capability>_zh` is Chinese (the suffix is
     optional); set-up categories `00x_*` have capability "setup" and the language of `task_text`."""
     if SETUP_CATEGORY_REGEX.match(category):
-        return ("zh" if len(_CJK.findall(task_text)) * 4 > len(task_text.strip()) else "en"), "setup"
+        return ("zh" if detect_language(task_text) == "zh" else "en"), "setup"
     match = CATEGORY_REGEX.match(category)
     if not match:
         raise ValueError("a category like 101_skill_usage, 201_skill_usage_zh or 001_smoketest")

@@ -68,7 +68,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from clawmark.errors import Infra, Permanent
+
 FinishReason = Literal["stop", "timeout", "error", "empty", "limit"]
+# The API key a claw sends while the gateway requires no token (it ignores it): claws refuse an empty key.
+PLACEHOLDER_KEY = "clawmark-no-token"
 
 DEFAULT_PROMPT_TEMPLATE = """\
 <uploaded_files>
@@ -86,11 +90,11 @@ The tests are already taken care of: do not modify test files. When you are done
 """
 
 
-class ClawError(Exception):
+class ClawError(Infra):
     """A claw could not be set up or driven (an infrastructure failure, not a model failure)."""
 
 
-class UnknownClaw(ClawError):
+class UnknownClaw(ClawError, Permanent):
     def __init__(self, name: str, known: list[str]):
         super().__init__(f"unknown claw {name!r}; expected one of: {', '.join(sorted(known))}")
 

@@ -29,7 +29,9 @@ from pydantic import Field
 from clawmark.claws.base import ClawContext, ClawError, TurnResult
 from clawmark.claws.edict_config import CHECKOUT_PARTS, EdictCheckout, EdictSetup, load_checkout, load_edict
 from clawmark.claws.edict_court import Court, CourtRules
+from clawmark.claws.edict_dispatch import Dispatch
 from clawmark.claws.openclaw import OPENCLAW_VERSION, OpenClawClaw, OpenClawConfig
+from clawmark.runtime.recipes import tree_digest
 from clawmark.settings import TASKS_CATALOG, settings
 
 REPO_MARK = "__REPO_DIR__"
@@ -207,8 +209,6 @@ class Edict3RoleClaw(CourtOnOpenClaw):
     list_note = "TEST DOUBLE of edict: three roles of our own, not EDICT's court"
 
     def __init__(self, config: dict[str, Any] | None = None):
-        from clawmark.runtime.recipes import tree_digest
-
         super().__init__(config)
         self.setup: EdictSetup = load_edict(self.config.config_dir)  # type: ignore[attr-defined]
         self.config_digest = tree_digest(self.setup.folder)[:12]
@@ -230,7 +230,5 @@ class Edict3RoleClaw(CourtOnOpenClaw):
                                                                for a in self.setup.agents}, entries)
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
-        from clawmark.claws.edict_dispatch import Dispatch
-
         config: Any = self.config
         return Dispatch(self, ctx, turn, config.wall_clock_s or ctx.budgets.seconds).run(message)

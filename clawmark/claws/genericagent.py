@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import Field
 
-from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult
+from clawmark.claws.base import PLACEHOLDER_KEY, ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult
 from clawmark.claws.volumes import seeded_volume
 
 IMAGE_NAME = "claw-genericagent"
@@ -40,7 +40,6 @@ VENV = "/opt/claws/genericagent"
 PYTHON = f"{VENV}/bin/python"
 ROUND_END = "[ROUND END]"
 TASK_ID = "clawmark"
-PLACEHOLDER_KEY = "clawmark-no-token"  # the gateway ignores it while it requires no token
 ROUNDS_SCRIPT = Path(__file__).with_name("genericagent_rounds.py")
 MODEL_ERROR = re.compile(r"Error: (HTTP \d{3}|Timeout|ConnectionError|ReadTimeout)")
 

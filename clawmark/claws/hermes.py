@@ -23,13 +23,12 @@ from typing import Any, ClassVar
 import yaml
 from pydantic import Field
 
-from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
+from clawmark.claws.base import PLACEHOLDER_KEY, ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
 from clawmark.claws.volumes import seeded_volume
 
 IMAGE_NAME = "claw-hermes"
 VENV = "/opt/claws/hermes"
 HERMES = f"{VENV}/bin/hermes"
-PLACEHOLDER_KEY = "clawmark-no-token"  # the gateway ignores it while it requires no token
 EXPORT = "session-export.jsonl"
 MESSAGES = "hermes-messages.json"
 

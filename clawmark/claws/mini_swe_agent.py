@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
+from clawmark.claws.volumes import seeded_volume
 
 IMAGE_NAME = "claw-mini-swe-agent"
 CONTINUE_SCRIPT = Path(__file__).with_name("mini_continue.py")
@@ -47,8 +48,6 @@ class MiniConfig(ClawAdapter.Config):
 def mini_volume() -> str:
     """Name of the named volume holding the mini venv, seeded from the claw image once (seeding
     is serialised by a host lock, and a failed seed is removed: no half-copied venv is mounted)."""
-    from clawmark.claws.volumes import seeded_volume
-
     return seeded_volume(IMAGE_NAME, VENV, f"test -x {VENV}/bin/mini")
 
 

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
+from clawmark.claws.base import PLACEHOLDER_KEY, ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
 from clawmark.claws.volumes import seeded_volume
 
 IMAGE_NAME = "claw-nanobot"
@@ -35,7 +35,6 @@ NANOBOT = f"{VENV}/bin/nanobot"
 # and what it may print then.
 MODEL_ERROR_PLACEHOLDER = "[Assistant reply unavailable due to model error.]"
 MODEL_ERROR_MARKERS = ("Sorry, I encountered an error calling the AI model", "Sorry, I encountered an error.")
-PLACEHOLDER_KEY = "clawmark-no-token"  # the gateway ignores it while it requires no token
 
 
 class NanobotConfig(ClawAdapter.Config):

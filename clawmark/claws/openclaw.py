@@ -33,8 +33,12 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
+from clawmark.claws.browser_tool import has_desktop
 from clawmark.claws.openclaw_envelope import envelope_usage, parse_envelope, turn_verdict
 from clawmark.claws.transcripts.openclaw import SESSIONS_PREFIX
+from clawmark.claws.volumes import seeded_volume
+from clawmark.gateway.client import default_prices
+from clawmark.taskenv.desktop import CDP_PORT
 
 IMAGE_NAME = "claw-openclaw"
 OPENCLAW_VERSION = "2026.9.6"
@@ -77,8 +81,6 @@ class OpenClawClaw(ClawAdapter):
         self.turn_usages: list[Usage] = []
 
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
-        from clawmark.claws.volumes import seeded_volume
-
         volume = seeded_volume(self.needs_image_layer or IMAGE_NAME, ROOT, f"{OPENCLAW} --version")
         return {"network": "gateway", "volumes": {volume: {"bind": ROOT, "mode": "ro"}}}
 
@@ -90,8 +92,6 @@ class OpenClawClaw(ClawAdapter):
                             f"{(probe.stdout + probe.stderr)[-500:]}")
 
     def create_agent(self, ctx: ClawContext) -> None:
-        from clawmark.claws.browser_tool import has_desktop
-
         config: Any = self.config
         config = self.openclaw_config(ctx, browser=config.native_browser and has_desktop(ctx.sandbox))
         ctx.sandbox.write_file(self.config_path(ctx), json.dumps(config, indent=1).encode())
@@ -249,8 +249,6 @@ def keeps_jsonl_sessions(version: str) -> bool:
 
 def desktop_browser() -> dict[str, Any]:
     """OpenClaw's browser block: one attach-only profile on the desktop's Chromium (CDP)."""
-    from clawmark.taskenv.desktop import CDP_PORT
-
     return {"enabled": True, "defaultProfile": DESKTOP_PROFILE, "attachOnly": True,
             "ssrfPolicy": {"dangerouslyAllowPrivateNetwork": True},
             "profiles": {DESKTOP_PROFILE: {"cdpUrl": f"http://127.0.0.1:{CDP_PORT}", "attachOnly": True}}}
@@ -259,8 +257,6 @@ def desktop_browser() -> dict[str, Any]:
 def _openclaw_cost(model: str) -> dict[str, float]:
     """The gateway's price of ``model`` in OpenClaw's terms (USD per million tokens); zeros when
     unpriced, and then OpenClaw's cost figure is not compared (see usage_check)."""
-    from clawmark.gateway.client import default_prices
-
     price = default_prices().own_price(model)
     if price is None:
         return {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from clawmark.claws.base import Usage
+from clawmark.gateway.ledger import read_ledger
 
 
 def parse_envelope(stdout: str) -> dict[str, Any] | None:
@@ -80,8 +81,6 @@ def _stop_reason(envelope: dict[str, Any]) -> str:
 def _provider_kind(ledger: Path | None) -> str | None:
     """The gateway's status of the executor's last call when it failed (rate_limited,
     upstream_unavailable, auth_error, ...): the attempt runner maps the infra ones to its status."""
-    from clawmark.gateway.ledger import read_ledger
-
     if ledger is None or not ledger.exists():
         return None
     calls = sorted((r for r in read_ledger(ledger) if r.role == "executor"), key=lambda r: r.ts)

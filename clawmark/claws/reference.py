@@ -26,6 +26,7 @@ from clawmark.claws.tools import TOOLS, SubmitCalled, ToolBox, ToolConfig
 from clawmark.claws.vision import Vision, describer, executor_sees, images_message
 from clawmark.claws.workstation_tools import CLOSED_LOOP_TOOLS, WorkstationToolBox
 from clawmark.gateway.errors import ModelError
+from clawmark.gateway.ledger import read_ledger
 
 SYSTEM_PROMPT = """\
 You are an autonomous software engineer working in a repository at {workspace}.
@@ -204,7 +205,6 @@ class _Loop:
         """Spend so far from the gateway ledger (the truth); unpriced calls count as 0 here."""
         if self.ctx.ledger_path is None:
             return 0.0
-        from clawmark.gateway.ledger import read_ledger
 
         # the executor's own calls only: a closed-loop ledger also holds the judges' spend
         costs = (rec.cost_usd for rec in read_ledger(self.ctx.ledger_path) if rec.role == "executor")

@@ -22,7 +22,7 @@ def executor_sees(model: str, setting: Vision, image_model: str | None) -> bool:
     if setting != "auto" or not image_model:
         return setting != "image_model" or not image_model
     try:
-        from litellm.utils import is_vision_explicitly_disabled
+        from litellm.utils import is_vision_explicitly_disabled  # heavy: loaded on the first real model call
     except ImportError:  # an older litellm: trust the executor
         return True
     try:

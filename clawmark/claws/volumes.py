@@ -12,6 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from clawmark.claws.base import ClawError
+from clawmark.runtime.engine import shared_client
+from clawmark.runtime.engine_lock import engine_lock
+from clawmark.runtime.images import ensure_image
+from clawmark.runtime.privileges import host_config
 
 SEED_MEMORY, SEED_PIDS = "1g", 128  # the seeding check runs a version probe, nothing more
 
@@ -19,10 +23,6 @@ SEED_MEMORY, SEED_PIDS = "1g", 128  # the seeding check runs a version probe, no
 def seeded_volume(image_name: str, mount: str, check: str) -> str:
     """Name of the volume holding ``mount`` of recipe ``image_name``'s current image; ``check``
     (a shell command) must succeed in the image with the volume mounted before it is kept."""
-    from clawmark.runtime.engine import shared_client
-    from clawmark.runtime.engine_lock import engine_lock
-    from clawmark.runtime.images import ensure_image
-
     ref = ensure_image(image_name)
     name = f"clawmark-{image_name}-" + ref.rsplit(":", 1)[-1]
     client = shared_client()
@@ -34,7 +34,6 @@ def seeded_volume(image_name: str, mount: str, check: str) -> str:
 
 def _seed(client: Any, ref: str, name: str, mount: str, check: str) -> None:
     from clawmark.runtime.owner import container_labels  # owner + the attempt's sweep/cell: reapable
-    from clawmark.runtime.privileges import host_config
 
     volume = client.volumes.create(name, labels={"clawmark.managed": "true", "clawmark.image": ref})
     try:  # Docker copies the image's folder into the empty volume; the check only reads it

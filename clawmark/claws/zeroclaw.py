@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
+from clawmark.claws.volumes import seeded_volume
 
 RELEASE = "0.8.4"
 STANDIN_SUFFIX = "-standin"
@@ -74,7 +75,6 @@ class ZeroClawClaw(ClawAdapter):
         config: Any = self.config
         if config.host_dir:
             return {"network": "gateway", "volumes": {config.host_dir: {"bind": ROOT, "mode": "ro"}}}
-        from clawmark.claws.volumes import seeded_volume
 
         if not zeroclaw_image_present():  # opt-in: never start a source build from an attempt
             raise ClawError(f"image {IMAGE_NAME} is not built. {NEEDS_BINARY}")
@@ -184,7 +184,7 @@ class ZeroClawClaw(ClawAdapter):
 
 
 def zeroclaw_image_present() -> bool:
-    from clawmark.runtime.images import image_present, image_ref
+    from clawmark.runtime.images import image_present, image_ref  # per call: tests stand in for image_present
 
     return image_present(image_ref(IMAGE_NAME))
 

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from clawmark.gateway.token_price import Price
 from clawmark.settings import TASKS_CATALOG, settings
 
 SCRIPTED_PREFIX = "scripted/"
@@ -77,8 +78,6 @@ class Cassette(BaseModel):
     @field_validator("price")
     @classmethod
     def _price(cls, value: Any) -> Any:
-        from clawmark.gateway.prices import Price  # noqa: PLC0415 - prices imports this module
-
         return None if value is None else Price.model_validate(value)
 
     def steps_for(self, tools: list[str] | None) -> list[Step]:

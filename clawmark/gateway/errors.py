@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from clawmark.errors import Permanent
 
-class ModelError(Exception):
-    """A model call failed; `kind` is the ledger status and the attempt's error kind."""
+
+class ModelError(Permanent):
+    """A model call failed; `kind` is the ledger status and the attempt's error kind. Permanent for
+    an attempt's stage: the gateway client already backed off (`retryable`); auth and budget never heal."""
 
     kind = "model_error"
     retryable = False

@@ -18,7 +18,7 @@ class MissingProviderKey(RuntimeError):
 def missing_keys(model: str) -> list[str]:
     if is_scripted(model) or model in ("", "none"):
         return []
-    import litellm
+    import litellm  # heavy: loaded on the first real model call
 
     try:
         return list(litellm.validate_environment(model).get("missing_keys") or [])

@@ -18,20 +18,12 @@ import threading
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
-from clawmark.gateway.cassettes import SCRIPTED_PREFIX, is_scripted
+from clawmark.gateway.cassettes import SCRIPTED_PREFIX, CassetteError, get_cassette, is_scripted
+from clawmark.gateway.token_price import Price
 
 log = logging.getLogger(__name__)
-
-
-class Price(BaseModel):
-    """Dollars per million tokens. Cache prices default to the input price when not given."""
-
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
-    cached_input: float | None = Field(None, ge=0)
-    cache_write: float | None = Field(None, ge=0)
 
 
 class PriceFileError(ValueError):
@@ -62,8 +54,6 @@ def load_price_file(path: Path) -> dict[str, Price]:
 
 def _cassette_price(model: str) -> Price | None:
     """The price a cassette declares for the model it plays (e.g. a cheap and a dear demo model)."""
-    from clawmark.gateway.cassettes import CassetteError, get_cassette  # noqa: PLC0415
-
     try:
         return get_cassette(model.removeprefix(SCRIPTED_PREFIX)).price
     except CassetteError:  # a `{task_id}` family or a cassette written later: the scripted price

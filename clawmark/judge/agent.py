@@ -27,10 +27,13 @@ from pydantic import BaseModel, Field
 from clawmark.gateway.errors import (AuthError, BudgetExceeded, CallAbandoned, ContextWindowExceeded, InvalidRequest,
                                      ModelError, RateLimited, UpstreamUnavailable)
 from clawmark.gateway.ledger import read_ledger
+from clawmark.errors import Permanent
 from clawmark.judge.chat import ChatFn
 from clawmark.judge.evidence import Evidence, fenced_note, message_text
 from clawmark.judge.fence import Fence
 from clawmark.runtime.errors import RuntimeFailure
+from clawmark.runtime.images import ensure_image
+from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 
 JUDGE_IMAGE = "judge-codex"
 SESSION = "/session"
@@ -39,7 +42,7 @@ PROVIDER = "clawmark"
 TOKEN_VAR = "CLAWMARK_ROLE_TOKEN"
 
 
-class AgentJudgeError(RuntimeFailure):
+class AgentJudgeError(RuntimeFailure, Permanent):
     """The role's codex run ended without an answer (exit code, timeout): an infra error, never retried
     as a stage (the gateway already retried the provider; a timeout does not heal)."""
 
@@ -113,9 +116,6 @@ def model_error_behind(ledger: Path, role: str, before: int) -> ModelError | Non
 
 def run_codex(workspace: Path, record: Path, prompt: str, *, model: str, base_url: str, token: str,
               reasoning_effort: str | None, config: AgentRunConfig) -> str:
-    from clawmark.runtime.images import ensure_image
-    from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-
     sandbox_config = SandboxConfig(
         image=ensure_image(JUDGE_IMAGE), network="gateway", user="1000:1000", workdir=WORKSPACE,
         cpus=config.cpus, memory_mb=config.memory_mb, lifetime_seconds=int(config.timeout_s) + 120,

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from clawmark.catalog.task import ClosedLoopTask
-from clawmark.judge.language import is_cjk
 from clawmark.judge.prompting import hidden_files, read_text_or_none
+from clawmark.language import is_cjk
 
 WORD_N = 6
 CHAR_N = 10

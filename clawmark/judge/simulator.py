@@ -26,8 +26,8 @@ from clawmark.judge.decision import extract_json_object, validation_summary
 from clawmark.judge.evidence import Evidence, text_part
 from clawmark.judge.fence import Fence
 from clawmark.judge.firewall import FirewallView
-from clawmark.judge.language import detect_language
 from clawmark.judge.prompting import ReplyInvalid, ask_with_repair
+from clawmark.language import detect_language
 
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese (简体中文)"}
 PublicPoint = Annotated[str, StringConstraints(max_length=200)]

@@ -11,7 +11,6 @@ would be lost.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -20,14 +19,12 @@ import pyarrow.parquet as pq
 
 from clawmark.results.errors import CorruptResults, SchemaMismatch
 from clawmark.results.schema import conform
-
-if TYPE_CHECKING:
-    from clawmark.results.store import ResultStore
+from clawmark.results.store_files import StoreFiles, scan_tolerant
 
 ROW_GROUP_ROWS = 256 * 1024
 
 
-def compact_sweep(store: ResultStore, sweep_id: str) -> int:
+def compact_sweep(store: StoreFiles, sweep_id: str) -> int:
     """Rewrite the compacted file with every row of the sweep; delete the folded cell files."""
     consumed = store.cell_files(sweep_id)
     if not consumed:
@@ -40,7 +37,7 @@ def compact_sweep(store: ResultStore, sweep_id: str) -> int:
     return table.num_rows
 
 
-def import_rows(store: ResultStore, sweep_id: str, table: pa.Table) -> int:
+def import_rows(store: StoreFiles, sweep_id: str, table: pa.Table) -> int:
     """Merge `table` into the sweep's compacted file; imported rows replace same-key rows."""
     rows = conform(table)
     _check_import(rows, sweep_id)
@@ -61,17 +58,17 @@ def _check_import(rows: pa.Table, sweep_id: str) -> None:
         raise SchemaMismatch(f"import into sweep {sweep_id!r}: cell_key must be present and unique per row")
 
 
-def _existing(store: ResultStore, sweep_id: str) -> pa.Table | None:
+def _existing(store: StoreFiles, sweep_id: str) -> pa.Table | None:
     path = store.compacted_path(sweep_id)
     if store.fs.get_file_info(path).type != pafs.FileType.File:
         return None
-    table, bad = store._scan_tolerant([path], None, None)
+    table, bad = scan_tolerant(store.fs, [path], None, None)
     if bad:
         raise CorruptResults(bad)
     return table
 
 
-def _write(store: ResultStore, sweep_id: str, table: pa.Table) -> None:
+def _write(store: StoreFiles, sweep_id: str, table: pa.Table) -> None:
     ordered = table.sort_by([("cell_key", "ascending")])
     sink = io.BytesIO()
     pq.write_table(ordered, sink, compression="zstd", row_group_size=ROW_GROUP_ROWS)

@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 from clawmark.results.layout import check_name
 from clawmark.results.schema import RESULTS_SCHEMA, to_frame, to_table
 from clawmark.results.status import Status, is_error
+from clawmark.results.store import SINGLE_ROW_OPTIONS
 
 if TYPE_CHECKING:
     from clawmark.results.store import ResultStore
@@ -48,8 +49,6 @@ def history_folder(store: ResultStore, sweep_id: str, cell_key: str, attempt_id:
 def keep_replaced(store: ResultStore, sweep_id: str, cell_key: str) -> str | None:
     """Keep the cell's committed row and artifact folder as history before the cell runs again;
     the history row's path, None when the cell has no row (nothing is replaced)."""
-    from clawmark.results.store import SINGLE_ROW_OPTIONS
-
     if not store.has(sweep_id, cell_key):
         return None
     row = store.read_row(sweep_id, cell_key)

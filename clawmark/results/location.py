@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from clawmark.results.store import ResultStore
+from clawmark.settings import settings
 
 
 def is_url(location: str | os.PathLike[str]) -> bool:
@@ -42,7 +43,7 @@ def _filesystem(url: str) -> tuple[pafs.FileSystem, str]:
     try:
         return pafs.FileSystem.from_uri(url)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
-        import fsspec
+        import fsspec  # only for URLs pyarrow cannot open
 
         try:
             fs, path = fsspec.core.url_to_fs(url)
@@ -52,6 +53,4 @@ def _filesystem(url: str) -> tuple[pafs.FileSystem, str]:
 
 
 def _staging_for(url: str) -> Path:
-    from clawmark.settings import settings
-
     return settings().home / "staging" / hashlib.sha256(url.encode()).hexdigest()[:12] / "cells"

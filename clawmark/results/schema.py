@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from clawmark.results.errors import SchemaMismatch
 from clawmark.results.row import PHASES, AttemptRow, PhaseTimes
 from clawmark.results.usage import ROLES, TOKEN_KINDS, RoleUsage
 
@@ -182,8 +183,6 @@ def conform(table: pa.Table) -> pa.Table:
 
     Unknown columns are refused rather than dropped: they mean a newer writer or a typo.
     """
-    from clawmark.results.errors import SchemaMismatch
-
     if unknown := sorted(set(table.column_names) - set(RESULT_COLUMNS)):
         raise SchemaMismatch(f"columns not in RESULTS_SCHEMA: {unknown}")
     arrays = [

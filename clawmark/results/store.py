@@ -40,6 +40,7 @@ from clawmark.results.layout import AttemptLayout, check_name, last_touched
 from clawmark.results.pinning import pin_config
 from clawmark.results.row import AttemptRow
 from clawmark.results.schema import RESULTS_SCHEMA, from_record, to_frame, to_table
+from clawmark.results.store_files import and_filters, filter_expression, scan, scan_tolerant
 
 ROWS_DIR, CELLS_DIR, SWEEPS_DIR = "rows", "cells", "sweeps"
 SUFFIX, COMPACTED = ".parquet", "_compacted.parquet"
@@ -202,7 +203,7 @@ class ResultStore:
         sweeps = self.sweeps() if sweep_id is None else [sweep_id] if isinstance(sweep_id, str) else list(sweep_id)
         if unknown := sorted(set(columns or ()) - set(RESULTS_SCHEMA.names)):
             raise KeyError(f"unknown result columns {unknown}")  # else every file would look corrupt
-        expr, plain, shadowed = _filter_expression(where), [], []
+        expr, plain, shadowed = filter_expression(where), [], []
         for sweep in sweeps:
             cells = self.cell_files(sweep)
             plain += [i.path for i in cells]
@@ -211,13 +212,13 @@ class ResultStore:
                     shadowed.append((packed.path, ~ds.field("cell_key").isin([_cell_of(i) for i in cells])))
                 else:
                     plain.append(packed.path)
-        groups = [(plain, expr)] + [([path], _and(expr, hide)) for path, hide in shadowed]
+        groups = [(plain, expr)] + [([path], and_filters(expr, hide)) for path, hide in shadowed]
         try:
-            parts, bad = [self._scan(files, where_, columns) for files, where_ in groups], []
+            parts, bad = [scan(self.fs, files, where_, columns) for files, where_ in groups], []
         except (pa.ArrowException, OSError):
             parts, bad = [], []
             for files, where_ in groups:
-                table, errors = self._scan_tolerant(files, where_, columns)
+                table, errors = scan_tolerant(self.fs, files, where_, columns)
                 parts.append(table)
                 bad += errors
         return pa.concat_tables(parts), bad, len(plain) + len(shadowed)
@@ -225,27 +226,12 @@ class ResultStore:
     def read_row(self, sweep_id: str, cell_key: str) -> AttemptRow:
         path = self.row_path(sweep_id, cell_key)
         if self.fs.get_file_info(path).type == pafs.FileType.File:
-            return from_record(self._scan([path], None, None).to_pylist()[0])
+            return from_record(scan(self.fs, [path], None, None).to_pylist()[0])
         packed = self._compacted_info(sweep_id)
-        rows = self._scan([packed.path], ds.field("cell_key") == cell_key, None).to_pylist() if packed else []
+        rows = scan(self.fs, [packed.path], ds.field("cell_key") == cell_key, None).to_pylist() if packed else []
         if not rows:
             raise KeyError(f"no row for cell {cell_key} in sweep {sweep_id}")
         return from_record(rows[0])
-
-    def _scan(self, files: list[str], expr: Any, columns: list[str] | None) -> pa.Table:
-        dataset = ds.dataset(files, schema=RESULTS_SCHEMA, format="parquet", filesystem=self.fs)
-        return dataset.to_table(filter=expr, columns=columns)
-
-    def _scan_tolerant(self, files: list[str], expr: Any, columns: list[str] | None):
-        """File by file, so one bad file names itself instead of failing the whole read."""
-        tables, bad = [], []
-        for path in files:
-            try:
-                tables.append(self._scan([path], expr, columns))
-            except (pa.ArrowException, OSError) as exc:
-                bad.append(BadFile(path, f"{type(exc).__name__}: {exc}"[:300]))
-        empty = RESULTS_SCHEMA if columns is None else pa.schema([RESULTS_SCHEMA.field(c) for c in columns])
-        return (pa.concat_tables(tables) if tables else empty.empty_table()), bad
 
     def pin_config(self, sweep_id: str, config: Any, *, replace: bool = False) -> str:
         """Save the sweep's resolved config once; a resume with a different one raises
@@ -300,19 +286,3 @@ def _is_row_file(info: pafs.FileInfo) -> bool:
 
 def _cell_of(info: pafs.FileInfo) -> str:
     return info.base_name.removesuffix(SUFFIX)
-
-
-def _and(left: Any, right: Any) -> Any:
-    return right if left is None else left if right is None else left & right
-
-
-def _filter_expression(where: Mapping[str, Any] | None) -> Any:
-    """`{"claw": "nop", "seed": [0, 1]}` → an Arrow filter (equality, or membership for lists)."""
-    expr = None
-    for column, value in (where or {}).items():
-        if column not in RESULTS_SCHEMA.names:
-            raise KeyError(f"filter on unknown column {column!r}")
-        values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else None
-        term = ds.field(column).isin(values) if values is not None else ds.field(column) == value
-        expr = term if expr is None else expr & term
-    return expr

@@ -18,7 +18,7 @@ MAX_CONTEXT_BYTES = 2 * 2**30
 def build(client, ref: str, context_dir: Path | None, dockerfile_text: str, parent_ref: str | None,
           labels: dict[str, str], progress: Callable[[str], None] | None = None) -> None:
     """Build `ref`; the parent ref is passed as build-arg PARENT. Raises ImageBuildFailed."""
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     try:
         _stream_build(client, ref, context_dir, dockerfile_text, parent_ref, labels, progress)

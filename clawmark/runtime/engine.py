@@ -6,6 +6,8 @@ import time
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+import requests
+
 from clawmark.runtime.errors import EngineUnavailable
 
 if TYPE_CHECKING:
@@ -19,8 +21,7 @@ def docker_client(timeout_s: float = 120) -> "docker.DockerClient":
 
     Raises EngineUnavailable with an actionable message when no engine answers.
     """
-    import docker
-    import requests
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     try:
         client = docker.from_env(timeout=int(timeout_s))

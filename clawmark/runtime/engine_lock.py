@@ -25,6 +25,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from clawmark.runtime.engine import shared_client
 from clawmark.runtime.errors import RuntimeFailure
 from clawmark.settings import settings
 
@@ -44,8 +45,6 @@ def engine_id(client=None) -> str:
     """The engine's ID and data root from `docker info`, asked once per client. Docker 20.10
     derives the ID from the host's /etc/docker/key.json, so two engines of one host share it;
     no two share a data root, and one engine keeps both across restarts and socket addresses."""
-    from clawmark.runtime.engine import shared_client
-
     client = client or shared_client()
     found = _engine_ids.get(client)
     if found is None:

@@ -3,8 +3,10 @@ container death) apart from what the code under test did (a non-zero exit code i
 
 from __future__ import annotations
 
+from clawmark.errors import Infra, Permanent
 
-class RuntimeFailure(Exception):
+
+class RuntimeFailure(Infra):
     """Base of every runtime error: an infrastructure problem, never a model failure."""
 
 
@@ -20,7 +22,7 @@ class ImageBuildFailed(ImageMissing):
     """Building an image recipe failed; the message carries the tail of the build log."""
 
 
-class ExecTimeout(RuntimeFailure):
+class ExecTimeout(RuntimeFailure, Permanent):
     """A command ran past its host-side deadline (raised only when the caller asks for it)."""
 
     def __init__(self, cmd: str, timeout_s: float, result: object = None) -> None:
@@ -29,7 +31,7 @@ class ExecTimeout(RuntimeFailure):
         self.result = result
 
 
-class ArchiveTooLarge(RuntimeFailure):
+class ArchiveTooLarge(RuntimeFailure, Permanent):
     """A copy out of a container exceeded its byte limit (SandboxConfig.max_copy_bytes)."""
 
 
@@ -46,5 +48,5 @@ class ContainerGone(RuntimeFailure):
         self.result = result
 
 
-class OutOfMemory(ContainerGone):
+class OutOfMemory(ContainerGone, Permanent):
     """The kernel's OOM killer hit the container's memory limit."""

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from clawmark.runtime.engine import docker_client
 from clawmark.runtime.errors import ImageMissing
+from clawmark.settings import settings
 
 PULL_TIMEOUT_S = 3600
 
@@ -35,8 +36,6 @@ class ImageCacheConfig(BaseModel):
 
     @classmethod
     def from_env(cls) -> ImageCacheConfig:
-        from clawmark.settings import settings
-
         conf = settings()
         budget = conf.image_budget_gb
         return cls(pull=not conf.no_pull, budget_bytes=int(budget * 2**30) if budget is not None else None,
@@ -49,7 +48,7 @@ class ImagePullFailed(ImageMissing):
 
 def pull_image(ref: str) -> None:
     """`docker pull ref` (tag `latest` when none is given), as swebench's harness does."""
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     repository, tag = split_ref(ref)
     try:
@@ -87,7 +86,7 @@ def prune_to_budget(config: ImageCacheConfig, keep: set[str] | frozenset[str] = 
 def prune_lru(config: ImageCacheConfig, target_bytes: int, keep: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Remove recorded instance images, oldest use first, until their total size is at most
     `target_bytes`; never one in `keep`, used by a container, or built from a recipe."""
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     client = docker_client()
     entries = _present_records(client, config)
@@ -116,7 +115,7 @@ def instance_images_bytes(config: ImageCacheConfig) -> int:
 
 def _present_records(client, config: ImageCacheConfig) -> list[tuple[float, str, Path, object, int]]:
     """(last use, ref, record, image, size) of every recorded image still present."""
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     entries = []
     for path in config.use_dir.glob("*.json") if config.use_dir.is_dir() else []:

@@ -81,7 +81,7 @@ def ensure_derived_image(name: str, parent_ref: str, context_dir: Path | None, d
 
 
 def image_present(ref: str) -> bool:
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     try:
         docker_client().images.get(ref)
@@ -92,7 +92,7 @@ def image_present(ref: str) -> bool:
 
 def list_images() -> list[ImageStatus]:
     """Every recipe with its current ref, whether the engine has it, and its size."""
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     client, recipes = docker_client(), discover()
     rows = []
@@ -112,7 +112,7 @@ def prune_images(all_images: bool = False, dry_run: bool = False) -> tuple[list[
     Kept (unless `all_images`): current recipe refs and derived images whose parent is kept.
     Returns (removed refs, one-line failures such as "image in use"); `dry_run` only lists.
     """
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     client = docker_client()
     images = client.images.list(filters={"label": "clawmark.managed=true"})
@@ -145,7 +145,7 @@ def _current_refs_and_descendants(images: list) -> set[str]:
 
 
 def _import_rootfs(recipe: Recipe, ref: str, labels: dict[str, str], progress: Progress | None) -> None:
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     with tempfile.TemporaryDirectory(prefix="clawmark-rootfs-") as tmp:
         tarball = Path(tmp) / "rootfs.tar"

@@ -21,7 +21,7 @@ def reap(older_than_s: float | None = None, label_selector: dict[str, str] | str
     A container is reaped when it is older than `older_than_s` (None = no age bound) or its
     owning process on this host is gone. `label_selector` narrows the set ("k=v" or a dict).
     """
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     client = client or shared_client()
     removed = []

@@ -109,7 +109,7 @@ def _get_or_create(client, name: str, internal: bool):
 def network_copies(client, name: str) -> list:
     """Every network named exactly `name` (Docker's filter matches substrings), inspected
     (Created, Containers), oldest first; ties broken by id so every caller sees one order."""
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     copies = []
     for listed in client.networks.list(names=[name]):
@@ -135,7 +135,7 @@ def _reconciled(client, name: str):
     """Keep one network `name`: the one containers use, else the oldest; remove the unused rest.
 
     Two or more in use cannot be settled without stopping someone's containers: refuse, naming them."""
-    import docker
+    import docker  # heavy (Docker SDK): loaded on first engine use
 
     copies = network_copies(client, name)
     if not copies:

@@ -10,6 +10,7 @@ import weakref
 from pathlib import Path
 from typing import Literal
 
+import docker
 from pydantic import BaseModel, Field
 
 from clawmark.runtime import archive, owner
@@ -69,8 +70,6 @@ class Sandbox:
     @classmethod
     def provision(cls, config: SandboxConfig, client=None) -> "Sandbox":
         """Start the container (raises ImageMissing when the image is absent)."""
-        import docker
-
         client = client or shared_client()
         refuse_engine_socket(config.volumes)
         try:
@@ -98,8 +97,6 @@ class Sandbox:
         A non-zero exit is a result, not an error. Raises ContainerGone (OutOfMemory when the
         kernel OOM-killed the command) and, only when asked, ExecTimeout.
         """
-        import docker
-
         argv = ["bash", "-lc", cmd] if isinstance(cmd, str) else list(cmd)
         try:
             result = run_exec(self._client.api, self.container_id, argv, timeout_s,
@@ -151,8 +148,6 @@ class Sandbox:
 
     def teardown(self) -> None:
         """Remove the container (killing it if needed). Safe to call twice."""
-        import docker
-
         _LIVE.discard(self)
         try:
             self._container.remove(force=True)
@@ -163,8 +158,6 @@ class Sandbox:
                 raise
 
     def _get_archive(self, container_path: str):
-        import docker
-
         try:
             chunks, _stat = self._container.get_archive(container_path)
         except docker.errors.NotFound as exc:
@@ -173,8 +166,6 @@ class Sandbox:
 
     def _put_archive(self, container_dir: str, tar) -> None:
         """Unpack `tar` into `container_dir`, creating the folder only when it is missing."""
-        import docker
-
         try:
             self._container.put_archive(container_dir, tar)
             return
@@ -224,8 +215,6 @@ class Sandbox:
 
     def _death_reason(self) -> str | None:
         """The engine's account of why the container stopped, or None if it is running."""
-        import docker
-
         try:
             self._container.reload()
         except docker.errors.NotFound:

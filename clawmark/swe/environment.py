@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.swe.history import REPO_DIR, install_global_gitignore, prepare_history
 from clawmark.swe.instance_image import instance_image
 from clawmark.swe.shell import q, run_step
@@ -61,8 +62,6 @@ class InstanceEnv:
 
 def provision_instance(instance: Any, config: InstanceEnvConfig, progress=None):
     """Start the container and prepare /testbed; tears the container down if preparation fails."""
-    from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-
     image = instance_image(instance, progress)
     sandbox = Sandbox.provision(SandboxConfig(
         image=image, cpus=config.cpus, memory_mb=config.memory_mb, pids_limit=config.pids_limit,

@@ -3,10 +3,11 @@ is never counted as an unresolved instance (and never the reverse)."""
 
 from __future__ import annotations
 
+from clawmark.errors import Infra, Permanent
 from clawmark.runtime.errors import ImageMissing
 
 
-class SweRunError(Exception):
+class SweRunError(Infra):
     """Base of every runner-side patch-task failure."""
 
 
@@ -21,7 +22,7 @@ class ShellStepFailed(SweRunError):
         super().__init__(f"{step}: {how}: {detail.strip()[-500:]}")
 
 
-class HistoryLeak(SweRunError):
+class HistoryLeak(SweRunError, Permanent):
     """Commits or objects past the base commit are still reachable: the instance must not run."""
 
     def __init__(self, base_commit: str, findings: list[str]) -> None:
@@ -40,7 +41,7 @@ class InstanceImageMissing(SweRunError, ImageMissing):
         super().__init__(f"{instance_id}: image {image!r} is not present locally {why}")
 
 
-class InstanceUnbuildable(SweRunError):
+class InstanceUnbuildable(SweRunError, Permanent):
     """Neither an image nor a repository bundle to build one from (or the bundle is unusable)."""
 
     def __init__(self, instance_id: str, reason: str) -> None:
@@ -48,7 +49,7 @@ class InstanceUnbuildable(SweRunError):
         super().__init__(f"{instance_id}: cannot build an instance image: {reason}")
 
 
-class PatchTooLarge(SweRunError):
+class PatchTooLarge(SweRunError, Permanent):
     """The extracted diff exceeds the configured cap (a claw dumped logs or data into the repo)."""
 
     def __init__(self, size: int, limit: int) -> None:
@@ -56,7 +57,7 @@ class PatchTooLarge(SweRunError):
         super().__init__(f"patch is {size} bytes, over the {limit}-byte cap")
 
 
-class PredictionsError(SweRunError):
+class PredictionsError(SweRunError, Permanent):
     """A predictions file has malformed lines; `problems` holds one `file:line: field: expected ...` each."""
 
     def __init__(self, problems: list[str]) -> None:

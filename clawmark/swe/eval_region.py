@@ -19,6 +19,10 @@ import secrets
 import time
 from dataclasses import dataclass
 
+import requests
+
+from clawmark.runtime.engine import shared_client
+from clawmark.runtime.errors import ContainerGone, OutOfMemory
 from clawmark.swe.eval_script import EXIT_CODE_VAR
 from clawmark.swe.grading import END_MARKER, EXIT_CODE_LINE, START_MARKER, region_markers
 
@@ -127,9 +131,8 @@ def run_harness_script(sandbox, script_path: str, files: RegionFiles, timeout_s:
                        max_output_bytes: int, workdir: str) -> RegionRun:
     """Run the harness script (output to files in the container, not through the exec stream)
     and read back at most `max_output_bytes` of what it wrote."""
-    import docker.errors
+    import docker.errors  # heavy (Docker SDK): loaded on first engine use
 
-    from clawmark.runtime.errors import ContainerGone, OutOfMemory
 
     since = time.time() - 60  # the engine's clock may be a little off ours
     try:
@@ -204,10 +207,8 @@ def _stopped_from_inside(actions: set[str] | None) -> bool:
 def _engine_actions(sandbox, since: float) -> set[str] | None:
     """What the engine recorded for the container since `since` (docker events: die, kill, oom,
     ...), waiting up to 2 s for events still on their way; None when the engine does not answer."""
-    import docker.errors
-    import requests
+    import docker.errors  # heavy (Docker SDK): loaded on first engine use
 
-    from clawmark.runtime.engine import shared_client
 
     try:
         events = shared_client().events(since=int(since), until=int(time.time()) + 2, decode=True,

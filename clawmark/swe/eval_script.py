@@ -15,6 +15,7 @@ import shlex
 from typing import Any
 
 from clawmark.swe.grading import END_MARKER, EXIT_CODE_LINE, START_MARKER
+from clawmark.swe.patch_clean import split_sections
 
 TESTBED = "/testbed"
 EXIT_CODE_VAR = "CLAWMARK_TEST_EXIT_CODE"
@@ -66,22 +67,19 @@ def files_of_test_patch(test_patch: str) -> tuple[list[str], list[str]]:
 
 
 def _header_paths(patch: str) -> list[tuple[str, str]]:
-    """(old path, new path) of every file section; `/dev/null` for a missing side."""
+    """(old path, new path) of every file section (cut as the patch cleaner cuts them); `/dev/null`
+    for a missing side."""
     pairs: list[tuple[str, str]] = []
-    old: str | None = None
-    in_header = False
-    for line in patch.split("\n"):
-        if line.startswith("diff --git "):
-            in_header, old = True, None
-        elif line.startswith("@@"):
-            in_header = False
-        elif in_header and line.startswith(("--- ", "+++ ")):
-            match = _HEADER_PATH.match(line)
-            path = match.group(1) if match else ""
-            if line.startswith("--- "):
-                old = path
-            elif old is not None:
-                pairs.append((old, path))
+    for section in split_sections(patch):
+        old: str | None = None
+        for line in section.header_lines():
+            if line.startswith(("--- ", "+++ ")):
+                match = _HEADER_PATH.match(line)
+                path = match.group(1) if match else ""
+                if line.startswith("--- "):
+                    old = path
+                elif old is not None:
+                    pairs.append((old, path))
     return pairs
 
 

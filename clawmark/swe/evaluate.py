@@ -17,18 +17,29 @@ capability); `EvalConfig.network = "none"` makes a hermetic run.
 
 from __future__ import annotations
 
+import json
 import time
 from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
+import docker.errors
+import requests
 from pydantic import BaseModel, Field
 
 from clawmark.swe.apply import apply_patch
 from clawmark.swe.errors import InstanceUnbuildable, SweRunError
 from clawmark.results.status import FailureReason
+from clawmark.runtime.errors import ContainerGone, ImageBuildFailed, ImageMissing, RuntimeFailure
+from clawmark.runtime.sandbox import Sandbox, SandboxConfig
+from clawmark.swe.eval_region import RegionFiles, ScriptHasNoMarkers, harness_script, run_harness_script
+from clawmark.swe.eval_script import EvalScriptError, make_eval_script
+from clawmark.swe.grading import grade, region_markers
 from clawmark.swe.history import REPO_DIR
+from clawmark.swe.instance_image import instance_image
+from clawmark.swe.parsers import LogParserError
 from clawmark.swe.parsers.base import MAX_LOG_CHARS
+from clawmark.swe.report import instance_report, write_instance_report
 
 WORK_DIR = "/tmp/clawmark-eval"
 PATCH_FILE, LOG_FILE, TEST_OUTPUT_FILE, EVAL_FILE = "patch.diff", "run_instance.log", "test_output.txt", "eval.sh"
@@ -121,13 +132,6 @@ def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | P
 
 
 def _evaluate_guarded(instance, model_patch, folder, config, progress) -> EvalOutcome:
-    import docker.errors
-    import requests
-
-    from clawmark.runtime.errors import ContainerGone, ImageBuildFailed, ImageMissing, RuntimeFailure
-    from clawmark.swe.eval_region import ScriptHasNoMarkers
-    from clawmark.swe.eval_script import EvalScriptError
-    from clawmark.swe.parsers import LogParserError
 
     iid = instance.instance_id
     try:
@@ -151,9 +155,6 @@ def _evaluate_guarded(instance, model_patch, folder, config, progress) -> EvalOu
 
 
 def _evaluate_in_container(instance, model_patch, folder: Path, config: EvalConfig, progress) -> EvalOutcome:
-    from clawmark.runtime.sandbox import Sandbox
-    from clawmark.swe.instance_image import instance_image
-
     iid, watch = instance.instance_id, _Stopwatch()
     image = instance_image(instance, progress)
     watch.lap("image")
@@ -177,9 +178,6 @@ def _evaluate_in_container(instance, model_patch, folder: Path, config: EvalConf
 def _run_eval_script(sandbox, instance, config: EvalConfig, folder: Path):
     """The row's eval script in its harness form (nonce region, exit code from the exec), its
     output read back under the size limit and saved as test_output.txt."""
-    from clawmark.swe.eval_region import RegionFiles, harness_script, run_harness_script
-    from clawmark.swe.eval_script import make_eval_script
-
     files = RegionFiles.under(WORK_DIR)
     script = harness_script(instance.eval_script or make_eval_script(instance), files)
     (folder / EVAL_FILE).write_text(script)
@@ -191,9 +189,6 @@ def _run_eval_script(sandbox, instance, config: EvalConfig, folder: Path):
 
 
 def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) -> EvalOutcome:
-    from clawmark.swe.grading import grade, region_markers
-    from clawmark.swe.report import instance_report, write_instance_report
-
     iid, log_path = instance.instance_id, folder / TEST_OUTPUT_FILE
     measured = {"instance_id": iid, "log_path": log_path}
     if run.stopped_from_inside:
@@ -235,8 +230,6 @@ def _unresolved_reason(result, run) -> FailureReason | None:
 
 
 def _reused_outcome(folder: Path, iid: str, model_patch: str) -> EvalOutcome | None:
-    import json
-
     report_file, patch_file = folder / REPORT_FILE, folder / PATCH_FILE
     if not (report_file.is_file() and patch_file.is_file() and patch_file.read_text() == model_patch):
         return None
@@ -256,8 +249,6 @@ def _failed(folder: Path, iid: str, status: EvalStatus, detail: str, reason: Fai
 
 
 def _sandbox_config(image: str, iid: str, config: EvalConfig):
-    from clawmark.runtime.sandbox import SandboxConfig
-
     return SandboxConfig(image=image, cpus=config.cpus, memory_mb=config.memory_mb, pids_limit=config.pids_limit,
                          network=NETWORKS[config.network], privileges="swebench-harness", cap_add=config.cap_add, workdir=REPO_DIR, lifetime_seconds=int(config.timeout_s) + 900,
                          labels={"clawmark.role": "swe-eval", "clawmark.instance": iid[:60]})

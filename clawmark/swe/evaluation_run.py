@@ -17,6 +17,7 @@ from typing import Any
 from clawmark.results.status import FailureReason
 from clawmark.swe.evaluate import EvalConfig, EvalOutcome, EvalStatus, evaluate_prediction
 from clawmark.swe.predictions import Prediction
+from clawmark.swe.report import run_summary as swebench_summary, write_json_atomic
 
 SUMMARY_FILE = "run_summary.json"
 
@@ -49,7 +50,6 @@ def evaluate_run(instances: Iterable[Any], predictions: Mapping[str, Prediction]
             if on_done:
                 on_done(outcome)
     summary = run_summary(list(by_id), predictions, outcomes, unknown)
-    from clawmark.swe.report import write_json_atomic
 
     return RunResult(outcomes, summary, write_json_atomic(run_dir / SUMMARY_FILE, summary), unknown)
 
@@ -59,8 +59,6 @@ def run_summary(instance_ids: list[str], predictions: Mapping[str, Prediction],
     """swebench's run report plus `status_counts`, `<status>_ids`, `failure_reason_counts` and
     `unknown_instance_ids`. swebench's `error_instances` (no report.json) mixes what the patch
     caused with what the world caused; the statuses tell them apart (clawmark.results.status)."""
-    from clawmark.swe.report import run_summary as swebench_summary
-
     known = {iid: p.model_patch for iid, p in predictions.items() if iid not in unknown}
     summary = swebench_summary(instance_ids, known, {iid: o.report for iid, o in outcomes.items()})
     for status in EvalStatus:

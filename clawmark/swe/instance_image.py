@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from clawmark.runtime.image_cache import ImageCacheConfig, ImagePullFailed, prune_to_budget, pull_image, record_use
+from clawmark.runtime.images import ensure_derived_image, ensure_image
 from clawmark.swe.errors import InstanceImageMissing, InstanceUnbuildable
 
 LANGUAGE_IMAGES = {"python": "python", "javascript": "node", "typescript": "node", "node": "node",
@@ -37,8 +39,6 @@ WORKDIR /testbed
 def instance_image(instance: Any, progress=None, cache: Any = None) -> str:
     """The image ref for `instance`: the row's image (pulled when absent and allowed) or the
     derived one (built when absent); recorded as used, then the image budget enforced."""
-    from clawmark.runtime.image_cache import ImageCacheConfig, prune_to_budget, record_use
-
     cache = cache or ImageCacheConfig.from_env()
     if instance.image:
         ref, made_here = instance.image, _ensure_named(instance, cache, progress)
@@ -51,8 +51,7 @@ def instance_image(instance: Any, progress=None, cache: Any = None) -> str:
 
 def _ensure_named(instance: Any, cache: Any, progress) -> bool:
     """Make the row's image present; True when it was pulled here (else it was already there)."""
-    from clawmark.runtime.image_cache import ImagePullFailed, pull_image
-    from clawmark.runtime.images import image_lock, image_present
+    from clawmark.runtime.images import image_lock, image_present  # per call: tests stand in for image_present
 
     with image_lock(instance.image):  # parallel cells of one instance pull it once
         if image_present(instance.image):
@@ -79,8 +78,6 @@ def runtime_image_name(instance: Any) -> str:
 
 
 def _derived_image(instance: Any, progress) -> str:
-    from clawmark.runtime.images import ensure_derived_image, ensure_image
-
     bundle = Path(instance.repo_bundle) if instance.repo_bundle else None
     if bundle is None or not bundle.is_file():
         raise InstanceUnbuildable(instance.instance_id, f"no image and no repo_bundle file (got {bundle})")

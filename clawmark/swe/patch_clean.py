@@ -44,6 +44,11 @@ class FileSection:
     def lines(self) -> list[str]:
         return self.text.splitlines()
 
+    def header_lines(self) -> list[str]:
+        """The lines after `diff --git` up to the first hunk (`@@`), split at newlines only."""
+        lines = self.text.split("\n")[1:]
+        return lines[:next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines))]
+
 
 @dataclass(frozen=True)
 class CleanedPatch:

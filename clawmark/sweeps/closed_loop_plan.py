@@ -12,6 +12,8 @@ from typing import Any
 from clawmark.attempts.closed_loop import identity_fields, role_models
 from clawmark.catalog import load_suite, load_tasks
 from clawmark.claws.profiles import claw_for
+from clawmark.gateway.client import default_prices
+from clawmark.gateway.prices import require_price
 from clawmark.results import AttemptRow
 
 CLOSED_LOOP = "closed_loop"
@@ -45,9 +47,6 @@ def cell_keys(spec: Any, tasks: list[Any]) -> list[tuple[str, str, str, int, str
 
 def check_role_prices(spec: Any, tasks: list[Any]) -> None:
     """With a cost cap, every role model (executor, supervisor, simulator) needs a price."""
-    from clawmark.gateway.client import default_prices
-    from clawmark.gateway.prices import require_price
-
     part = spec.closed_loop
     cap = f"attempt cost cap of ${part.attempt.budgets.cost_usd:g}"
     for task, model in product(tasks, spec.models):

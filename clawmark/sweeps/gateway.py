@@ -8,6 +8,7 @@ from pathlib import Path
 
 from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.server import GatewayConfig, GatewayServer
+from clawmark.runtime.network import gateway_network
 from clawmark.settings import settings
 
 _CLIENT_FIELDS = ("timeout_s", "max_retries", "backoff_base_s", "backoff_max_s")  # settings().gateway_<field>
@@ -32,8 +33,6 @@ def sweep_gateway(ledger_dir: Path | None = None) -> Iterator[GatewayServer]:
     budget, and every call needs the token of its attempt's role (the claw holds the executor's
     only: clawmark/attempts/gateway_link.py).
     """
-    from clawmark.runtime.network import gateway_network
-
     conf = settings()
     _, network_ip = gateway_network()
     config = GatewayConfig(host=conf.gateway_host, also_hosts=[network_ip], port=conf.gateway_port,

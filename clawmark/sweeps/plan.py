@@ -180,8 +180,6 @@ def pin_protocol(spec: SweepSpec, store: ResultStore) -> str:
     seeds may grow between runs: each cell's key already names them. A sweep refused for an
     unpriced model is refused before its protocol is pinned, so adding a fallback price to it
     afterwards is not a protocol change."""
-    from clawmark import PROTOCOL_VERSION
-
     check_prices(spec, select_instances(spec))
     protocol = {"protocol_version": PROTOCOL_VERSION, "attempt": spec.attempt.model_dump(mode="json")}
     if spec.closed_loop is not None:  # absent for patch-only sweeps, so their pinned hash holds

@@ -20,7 +20,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from clawmark.attempts.closed_loop_outcome import LoopOutcome
+from clawmark.catalog.content import missing_content
+from clawmark.catalog.credentials import executor_credentials, user_credentials
+from clawmark.results.status import ErrorKind, Status
+from clawmark.runtime.engine import shared_client
 from clawmark.runtime.errors import RuntimeFailure
+from clawmark.runtime.image_cache import ImageCacheConfig, instance_images_bytes, prune_lru
 from clawmark.settings import settings
 
 
@@ -42,8 +48,6 @@ class DiskPreflightConfig(BaseModel):
 def disk_preflight(artifacts_root: Path, config: DiskPreflightConfig | None = None,
                    cache=None) -> dict[str, int]:
     """Free bytes per watched path once all are above the floor; raises DiskLow past the wait."""
-    from clawmark.runtime.image_cache import ImageCacheConfig
-
     config = config or DiskPreflightConfig.from_env()
     paths = watched_paths(artifacts_root)
     deadline, pruned = time.monotonic() + config.wait_s, False
@@ -64,8 +68,6 @@ def disk_preflight(artifacts_root: Path, config: DiskPreflightConfig | None = No
 
 
 def _prune_for(needed_bytes: int, cache) -> list[str]:
-    from clawmark.runtime.image_cache import instance_images_bytes, prune_lru
-
     return prune_lru(cache, max(0, instance_images_bytes(cache) - needed_bytes))
 
 
@@ -81,7 +83,6 @@ def watched_paths(artifacts_root: Path) -> list[Path]:
 def _docker_root() -> Path | None:
     if os.environ.get("DOCKER_HOST", "unix://").split("://", 1)[0] not in ("unix", ""):
         return None  # a remote engine's disk is its own worker's to watch
-    from clawmark.runtime.engine import shared_client
 
     return Path(shared_client().info().get("DockerRootDir", "/var/lib/docker"))
 
@@ -95,8 +96,6 @@ def _existing(path: Path) -> Path:
 def task_credentials(task, config) -> tuple[dict[str, str], dict[str, str]]:
     """(values for the executor's environment, name -> "missing" / "empty" / "placeholder") of a
     task's `.privacy` names under an attempt config (its env_file over this process's environment)."""
-    from clawmark.catalog.credentials import executor_credentials, user_credentials
-
     return executor_credentials(task, user_credentials(config.env_file), config.snapshot)
 
 
@@ -104,8 +103,6 @@ def unrunnable_reason(task, config) -> tuple[str, str] | None:
     """(stop reason, message) of a task that must not be provisioned, or None: content missing
     (Git LFS pointers, an empty rubric, a declared source that is absent) or a credential it
     declares missing or a placeholder (upstream refuses to load such a task)."""
-    from clawmark.catalog.content import missing_content
-
     if problems := missing_content(task):
         shown = "; ".join(f"{p.path}: {p.problem}" for p in problems[:5])
         more = f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""
@@ -130,10 +127,6 @@ def refuse_unrunnable(attempt) -> bool:
     """Before a closed-loop attempt provisions anything: a task `unrunnable_reason` refuses ends
     as `task_unrunnable`, an error row no denominator counts, naming the files or credential
     names (never a value) and the fix. True when refused."""
-    from clawmark.attempts.closed_loop_outcome import LoopOutcome
-    from clawmark.catalog.content import missing_content
-    from clawmark.results.status import ErrorKind, Status
-
     reason = unrunnable_reason(attempt.task, attempt.config)
     if reason is None:
         return False

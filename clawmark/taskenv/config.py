@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from clawmark.settings import TASKS_CATALOG
+from clawmark.taskenv.desktop import wants_desktop
 
 NetworkPolicy = Literal["none", "registries-only", "full"]
 BASE_SKILLS_DIR = TASKS_CATALOG / "base_skills"
@@ -70,7 +71,6 @@ class TaskEnvConfig(BaseModel):
             update["executor_user"] = executor_user_of(runtime_profile(task))
         if self.base_skills is None:
             update["base_skills"] = base_skills_for(task, None)
-        from clawmark.taskenv.desktop import wants_desktop
 
         headed = wants_desktop(task)
         # where agent-browser opens its browser, as upstream's runner says; the a11y defaults with the desktop

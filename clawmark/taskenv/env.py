@@ -13,10 +13,15 @@ from typing import Any
 
 from clawmark.catalog.errors import CatalogError
 from clawmark.fsio import atomic_write_text
+from clawmark.runtime.engine import shared_client
+from clawmark.runtime.images import ensure_image
+from clawmark.runtime.network import gateway_network
+from clawmark.runtime.registry_proxy import allow_client, forget_client, proxy_env, registry_proxy
+from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.taskenv.config import WORKSTATION_RECIPE, TaskEnvConfig
 from clawmark.taskenv.inject import inject_services, inject_skills, inject_sources
 from clawmark.taskenv.layout import PREPARE_SCRIPT, RESULTS_DIR, WORKSPACE
-from clawmark.taskenv.errors import PreExecFailed
+from clawmark.taskenv.errors import PreExecFailed, TaskEnvError
 from clawmark.taskenv.package import PackageGuard, attempt_copy, keep_hidden_only, reload
 from clawmark.taskenv.pre_exec import run_pre_exec
 from clawmark.taskenv.services import save_service_logs, start_services
@@ -126,8 +131,6 @@ class TaskEnv:
             self.sandbox.teardown()
             self.sandbox = None
             if self._proxy_client:
-                from clawmark.runtime.registry_proxy import forget_client
-
                 forget_client(self._proxy_client)
                 self._proxy_client = None
 
@@ -183,10 +186,6 @@ def executor_gets_credentials(task) -> bool:
 
 
 def _provision(task, config: TaskEnvConfig):
-    from clawmark.runtime.images import ensure_image
-    from clawmark.runtime.registry_proxy import proxy_env, registry_proxy
-    from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-
     # `full` is the routed clawmark-open network; the sandbox maps the gateway host name on both.
     network, env = ("bridge" if config.network_policy == "full" else "gateway"), dict(config.env)
     if config.network_policy == "registries-only":
@@ -208,9 +207,6 @@ def _register_with_proxy(sandbox, config: TaskEnvConfig) -> str | None:
     """The container's address on the gateway network, allowed through the registry proxy."""
     if config.network_policy != "registries-only":
         return None
-    from clawmark.runtime.engine import shared_client
-    from clawmark.runtime.network import gateway_network
-    from clawmark.runtime.registry_proxy import allow_client
 
     networks = shared_client().containers.get(sandbox.container_id).attrs["NetworkSettings"]["Networks"]
     ip = networks[gateway_network()[0]]["IPAddress"]
@@ -224,8 +220,6 @@ def _lifetime(task, config: TaskEnvConfig) -> int:
 
 
 def _as_root(sandbox, argv: list[str], what: str) -> None:
-    from clawmark.taskenv.errors import TaskEnvError
-
     result = sandbox.exec(argv, timeout_s=300, user="0", workdir="/")
     if result.exit_code != 0:
         raise TaskEnvError(f"could not {what} in the container: {(result.stderr or result.stdout).strip()[:400]}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from clawmark.errors import Permanent
 from clawmark.runtime.errors import RuntimeFailure
 
 
@@ -22,7 +23,7 @@ class ServiceFailed(TaskEnvError):
         self.service, self.reason, self.log = service, reason, log
 
 
-class PreExecFailed(TaskEnvError):
+class PreExecFailed(TaskEnvError, Permanent):
     """A host-side pre_exec script exited non-zero, ran past its timeout, or could not start."""
 
     def __init__(self, script: str, reason: str, log: Path | None = None) -> None:

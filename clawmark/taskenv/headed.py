@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from clawmark.catalog.needs import task_needs
+from clawmark.runtime.images import ensure_image, image_ref
 from clawmark.taskenv.desktop import (DESKTOP_RECIPE, DesktopFailed, screenshot, start_desktop,
                                       start_recording, stop_recording, wants_desktop)
 
@@ -31,7 +33,6 @@ def task_recipe(task) -> str | None:
     has a browser for them, `agent-browser`), None for the others."""
     if wants_desktop(task):
         return DESKTOP_RECIPE
-    from clawmark.catalog.needs import task_needs
 
     return BROWSER_RECIPE if task.layout == "uniclaw" and task_needs(task, {}).web else None
 
@@ -41,7 +42,6 @@ def task_image(task, image: str | None) -> str | None:
     recipe = None if image else task_recipe(task)
     if recipe is None:
         return image
-    from clawmark.runtime.images import ensure_image
 
     return ensure_image(recipe)
 
@@ -51,7 +51,6 @@ def task_image_ref(task, image: str | None) -> str | None:
     recipe = None if image else task_recipe(task)
     if recipe is None:
         return image
-    from clawmark.runtime.images import image_ref
 
     return image_ref(recipe)
 

@@ -3,6 +3,7 @@ readable), services (root-only). Hidden files are filtered out of every copy."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from clawmark.catalog.errors import CatalogError
@@ -62,8 +63,6 @@ def inject_services(sandbox, task) -> dict[str, str]:
 
 def skills_identity(base_skills: list[Path]) -> list[str]:
     """`name@digest` of each base skill folder, for the cell key: an edited skill re-keys its cells."""
-    import hashlib
-
     out = []
     for folder in base_skills:
         digest = hashlib.sha256()

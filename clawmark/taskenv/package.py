@@ -29,8 +29,10 @@ import json
 import shutil
 from pathlib import Path
 
+from clawmark.catalog.package import load_task
 from clawmark.fsio import atomic_write_text
 from clawmark.taskenv.errors import TaskEnvError
+from clawmark.taskenv.layout import is_hidden
 
 MANIFEST = "package.json"
 TASK_FILE_NAME = "<task file>"
@@ -75,8 +77,6 @@ class PackageGuard:
 
 def attempt_copy(task, dest: Path):
     """The task loaded from a fresh copy of it under `dest` (emptied first), in its own layout."""
-    from clawmark.catalog.package import load_task
-
     dest = Path(dest)
     shutil.rmtree(dest, ignore_errors=True)
     if task.layout == "folder":
@@ -97,8 +97,6 @@ def attempt_copy(task, dest: Path):
 
 def reload(task):
     """The task read again from its files (after pre_exec rewrote them)."""
-    from clawmark.catalog.package import load_task
-
     return load_task(task.task_file)
 
 
@@ -125,8 +123,6 @@ def keep_hidden_only(copy, dest: Path, original_digests: dict[str, str]) -> list
 def _unsafe_links(task):
     """copytree's `ignore`: the links of a folder that are absolute, dangling, lead out of the
     package, or lead from a folder the executor gets to a hidden file."""
-    from clawmark.taskenv.layout import is_hidden
-
     package, hidden = task.package_dir.resolve(), task.hidden_paths()
 
     def unsafe(folder: str, names: list[str]) -> set[str]:

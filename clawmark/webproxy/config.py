@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from clawmark.catalog.errors import CatalogError, from_validation
+from clawmark.runtime.registry_proxy import REGISTRY_HOSTS
 from clawmark.webproxy.archive import DEFAULT_MATCH_HEADERS
 from clawmark.settings import PROJECT_ROOT, settings
 
@@ -93,8 +94,6 @@ class WebProxyConfig(BaseModel):
 
 
 def _registry_hosts() -> frozenset[str]:
-    from clawmark.runtime.registry_proxy import REGISTRY_HOSTS
-
     return REGISTRY_HOSTS
 
 

@@ -22,6 +22,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from clawmark.fsio import atomic_write_text
+from clawmark.runtime.engine_lock import host_lock
+from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network
 from clawmark.webproxy.config import BlockRule, WebProxyConfig
 from clawmark.webproxy.errors import WebArchiveMissing, WebProxyError
 from clawmark.webproxy.trust import install_trust, trust_env
@@ -87,7 +89,6 @@ class WebProxy:
         the shared folder, and containers would trust the other's. The first start runs alone."""
         if self.ca_cert.is_file():
             return nullcontext()
-        from clawmark.runtime.engine_lock import host_lock
 
         return host_lock(f"webproxy-ca-{hashlib.sha256(str(self.config.ca_dir()).encode()).hexdigest()[:16]}")
 
@@ -105,8 +106,6 @@ class WebProxy:
 
     def container_env(self) -> dict[str, str]:
         """HTTP(S)_PROXY at the proxy (the model gateway stays direct) and the CA variables."""
-        from clawmark.runtime.network import GATEWAY_HOSTNAME
-
         url = f"http://{GATEWAY_HOSTNAME}:{self.port}"
         no_proxy = f"{GATEWAY_HOSTNAME},localhost,127.0.0.1"
         return {"HTTP_PROXY": url, "HTTPS_PROXY": url, "http_proxy": url, "https_proxy": url,
@@ -162,8 +161,6 @@ class WebProxy:
 
 
 def _gateway_host() -> str:
-    from clawmark.runtime.network import gateway_network
-
     return gateway_network()[1]
 
 

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
+from clawmark.taskenv import TaskEnv
+from clawmark.taskenv.env import enter_in_steps
 from clawmark.webproxy.archive import DEFAULT_MATCH_HEADERS, archive_digest
 from clawmark.webproxy.config import WebProxyConfig, task_rules
 from clawmark.webproxy.errors import WebProxyError
@@ -30,7 +32,6 @@ class ProxiedTaskEnv:
         if env_config.network_policy == "registries-only":
             raise WebProxyError("the web proxy replaces the registries-only proxy: use network_policy none "
                                 "(registries stay reachable through the web proxy's pass-through hosts)")
-        from clawmark.taskenv import TaskEnv
 
         self.task, self.env_config, self.logs_dir = task, env_config, Path(logs_dir)
         self.proxy = WebProxy(web, task.task_id, web_dir, task_rules(task))
@@ -38,8 +39,6 @@ class ProxiedTaskEnv:
         self.package_env = TaskEnv(task, env_config, self.logs_dir, work_dir=work_dir)  # pre_exec, the package copy
 
     def __enter__(self):
-        from clawmark.taskenv.env import enter_in_steps
-
         enter_in_steps(self)
         return self.inner.sandbox
 
@@ -49,8 +48,6 @@ class ProxiedTaskEnv:
         self.task = self.package_env.task  # the attempt's copy when pre_exec ran
 
     def start(self):
-        from clawmark.taskenv import TaskEnv
-
         self.proxy.__enter__()
         try:
             config = self.env_config.for_task(self.task)
@@ -133,8 +130,6 @@ def row_web_counts(web_dir: Path) -> dict[str, int | None]:
 
 def blocked_requests_note(web_dir: Path, limit: int = 10, body_chars: int = 600) -> list[str]:
     """A judge-evidence section listing the requests the proxy refused (none: an empty list)."""
-    import json
-
     files = sorted((Path(web_dir) / "blocked").glob("*.json"))
     if not files:
         return []

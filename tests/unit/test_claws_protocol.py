@@ -5,7 +5,6 @@ the host-side deadline of a turn."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from clawmark.catalog.task import parse_category
 from clawmark.judge.firewall import FirewallView
-from clawmark.judge.language import detect_language
 from clawmark.judge.leak_audit import audit_followup
 from clawmark.judge.rewriter import FALLBACK, rewrite
 from clawmark.judge.simulator import SimulatorOutput
+from clawmark.language import detect_language
 from tests.unit.judge_support import write_task
 
 CONTINUE = FirewallView(verdict="continue", attempt_state="incomplete", recoverable=True, score=0.4)
@@ -81,3 +82,13 @@ def test_clean_follow_ups_and_public_wording_pass(tmp_path):
              "The total in summary.json looks wrong to me; can you add up sources/ledger.csv again?",
              "Add up the invoices in sources/ledger.csv and save /tmp_workspace/results/summary.json please."]
     assert [audit_followup(text, task) for text in clean] == [[], [], []]
+
+
+@pytest.mark.parametrize("text", [
+    "请检查结果 then run tests",  # the task rule once called this English, the follow-up rule Chinese
+    "Fix 两个 bugs in the parser",
+    "请把 report.md 的 total 字段改成 42",
+    "Please update `summary.json`, 谢谢",
+])
+def test_task_language_and_followup_language_agree_on_mixed_text(text):
+    assert parse_category("001_smoketest", text)[0] == (detect_language(text) or "en")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from clawmark.catalog.package import load_tasks
-from clawmark.judge.language import is_cjk
 from clawmark.judge.leak_audit import audit_followup
+from clawmark.language import is_cjk
 
 SAMPLE = Path(__file__).resolve().parents[3] / "shared/datasets/uniclawbench-sample"
 CLEAN = {

@@ -47,3 +47,70 @@ def test_cli_imports_orchestration_only_inside_commands():
 
 def test_core_files_exist_to_check():
     assert len(list(CORE.rglob("*.py"))) > 20
+
+
+ROOT = CORE.parent
+FLOWS = ROOT / "flows"
+NAME_ATTRIBUTES = {"__name__", "__qualname__", "__mro__"}
+
+
+def _matches_on_class_names(tree: ast.AST) -> list[int]:
+    """Lines comparing a class's name (or walking its MRO by name) instead of asking isinstance."""
+    return sorted({
+        node.lineno for node in ast.walk(tree) if isinstance(node, ast.Compare)
+        for part in ast.walk(node) if isinstance(part, ast.Attribute) and part.attr in NAME_ATTRIBUTES
+    })
+
+
+def test_retry_and_failure_decisions_never_match_exception_class_names():
+    rooms = [CORE / "attempts", FLOWS]
+    offenders = {
+        str(path.relative_to(ROOT)): lines
+        for room in rooms for path in room.rglob("*.py") if (lines := _matches_on_class_names(_tree(path)))
+    }
+    assert offenders == {}, f"class-name matching (use the marker bases of clawmark.errors): {offenders}"
+
+
+def test_name_matching_check_can_fail():
+    planted = ast.parse("def f(exc):\n    return any(k.__name__ in NAMES for k in type(exc).__mro__)\n")
+    assert _matches_on_class_names(planted) == [2]
+
+
+def test_never_retried_failures_carry_the_permanent_marker():
+    from clawmark.attempts.stages import AttemptStopped, retryable
+    from clawmark.claws.base import ClawError, UnknownClaw
+    from clawmark.errors import Infra, Permanent
+    from clawmark.gateway.errors import ModelError
+    from clawmark.judge.agent import AgentJudgeError
+    from clawmark.runtime.errors import ArchiveTooLarge, ExecTimeout, OutOfMemory, RuntimeFailure
+    from clawmark.swe.errors import HistoryLeak, InstanceUnbuildable, PatchTooLarge, PredictionsError, SweRunError
+    from clawmark.taskenv.errors import PreExecFailed
+
+    never = [PreExecFailed, HistoryLeak, PatchTooLarge, InstanceUnbuildable, PredictionsError, OutOfMemory,
+             ArchiveTooLarge, UnknownClaw, ExecTimeout, AgentJudgeError, ModelError, AttemptStopped]
+    assert [kind.__name__ for kind in never if not issubclass(kind, Permanent)] == []
+    assert all(issubclass(kind, Infra) for kind in (RuntimeFailure, SweRunError, ClawError))
+    assert retryable(ClawError("claw set-up failed")) and not retryable(UnknownClaw("x", ["y"]))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_flow_imports(path: Path) -> list[str]:
+    """`from flows.x import _y` and `flows.x._y`: a flow module reaching into another's privates."""
+    found = []
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "flows":
+            found += [f"{node.module}.{alias.name}" for alias in node.names if _private(alias.name)]
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            owner = ast.unparse(node.value)
+            if owner.startswith("flows."):
+                found.append(f"{owner}.{node.attr}")
+    return found
+
+
+def test_flow_modules_import_no_private_names_of_each_other():
+    offenders = {str(path.relative_to(ROOT)): names for path in FLOWS.rglob("*.py")
+                 if (names := _private_flow_imports(path))}
+    assert offenders == {}, f"flow modules importing another flow module's private names: {offenders}"

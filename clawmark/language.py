@@ -1,4 +1,5 @@
-"""Which script a text is written in: Chinese (CJK ideographs) or a Latin-script language.
+"""Which script a text is written in: Chinese (CJK ideographs) or a Latin-script language. The one
+rule for a task's language (set-up categories) and a follow-up's, so the two never disagree.
 
 Paths, URLs, code spans and file names are ignored (a Chinese message names English files).
 A CJK character counts as CJK_WEIGHT Latin letters (one ideograph carries about a word).
