@@ -11,11 +11,10 @@ from prefect.artifacts import create_markdown_artifact
 
 from analysis.regression import compare_nights, evidence_markdown, regressions
 from blocks.use import use_blocks
-from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps import load_spec
-from flows.sweep import _store, sweep
-
-NIGHTLY_SPEC = TASKS_CATALOG / "sweeps" / "nightly.yaml"
+from clawmark.sweeps.spec import NIGHTLY_SPEC
+from flows.coordinate import results_store
+from flows.sweep import sweep
 
 
 class RegressionFound(RuntimeError):
@@ -32,7 +31,7 @@ def nightly(spec_file: str = str(NIGHTLY_SPEC), results_dir: str | None = None,
     tonight = f"{spec.sweep_id}-{day}"
     result = sweep(spec=spec.model_copy(update={"sweep_id": tonight}).model_dump(mode="json"),
                    results_dir=results_dir)
-    store = _store(results_dir)
+    store = results_store(results_dir)
     earlier = sorted(s for s in store.sweeps() if s.startswith(f"{spec.sweep_id}-") and s < tonight)
     if not earlier:
         return {**result, "regressions": []}

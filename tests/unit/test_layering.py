@@ -47,3 +47,34 @@ def test_cli_imports_orchestration_only_inside_commands():
 
 def test_core_files_exist_to_check():
     assert len(list(CORE.rglob("*.py"))) > 20
+
+
+FLOWS = CORE.parent / "flows"
+
+
+def _private_uses_across_flows(path: Path) -> list[str]:
+    """`from flows.x import _name`, or `x._name` on a flows module imported as `from flows import x`."""
+    tree, found, aliases = _tree(path), [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "flows":
+            found += [f"{node.module}.{a.name}" for a in node.names if node.module != "flows" and a.name.startswith("_")]
+            if node.module == "flows":
+                aliases |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            aliases |= {a.asname or a.name for a in node.names if a.name.startswith("flows.")}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = ast.unparse(node.value)
+            if owner in aliases:
+                found.append(f"{owner}.{node.attr}")
+    return found
+
+
+def test_flows_use_no_private_name_of_another_flow_module(tmp_path):
+    offenders = {path.name: uses for path in FLOWS.glob("*.py") if (uses := _private_uses_across_flows(path))}
+    assert offenders == {}, f"flows importing private names of other flows: {offenders}"
+    assert len(list(FLOWS.glob("*.py"))) > 5
+    shared = tmp_path / "shared.py"  # the shapes this tree had before flows/coordinate.py
+    shared.write_text("from flows.sweep import _store, headline\nfrom flows import sweep as local\n"
+                      "import flows.sweep\nlocal._engine_back(1)\nflows.sweep._x\nlocal.__name__\n")
+    assert _private_uses_across_flows(shared) == ["flows.sweep._store", "flows.sweep._x", "local._engine_back"]
