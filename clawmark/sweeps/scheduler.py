@@ -75,6 +75,7 @@ class SweepStopping(Exception):
 
 
 Submit = Callable[[Cell], Run]
+Logger = logging.Logger | logging.LoggerAdapter
 
 
 @dataclass
@@ -105,7 +106,7 @@ class Scheduler:
     sweep_id: str
     max_parallel: int
     meter: SpendMeter
-    logger: logging.Logger | logging.LoggerAdapter
+    logger: Logger
     poll_s: float = 0.2
     max_resubmits: int = 0
     refresh: Callable[[list[Run]], None] | None = None  # once per poll, before runs are asked (one API call)
@@ -185,9 +186,8 @@ def new_row(store: ResultStore, sweep_id: str, cell_key: str, replaces: str | No
     return None if replaces is not None and row.attempt_id == replaces else row
 
 
-def schedule(spec: SweepSpec, store: ResultStore, cells: list[Cell], submit: Submit,
-             logger: logging.Logger | logging.LoggerAdapter, **policy) -> Schedule:
-    """Run `cells` through `submit` under the sweep's slots and cost cap (policy: `poll_s`,
-    `max_resubmits`, `refresh`, as `Scheduler`)."""
+def schedule(spec: SweepSpec, store: ResultStore, cells: list[Cell], submit: Submit, logger: Logger, *,
+             poll_s: float = 0.2, max_resubmits: int = 0, refresh: Callable[[list[Run]], None] | None = None) -> Schedule:
+    """Run `cells` through `submit` under the sweep's slots and cost cap, its spend read from the store."""
     meter = SpendMeter.for_sweep(spec, store)
-    return Scheduler(submit, spec.sweep_id, spec.max_parallel, meter, logger, **policy).run(cells)
+    return Scheduler(submit, spec.sweep_id, spec.max_parallel, meter, logger, poll_s, max_resubmits, refresh).run(cells)
