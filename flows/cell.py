@@ -30,13 +30,11 @@ from clawmark.results import ResultStore
 from clawmark.results.errors import is_disk_full
 from clawmark.results.lease import LeaseHeld, cell_lease
 from clawmark.results.location import open_store
-from clawmark.sweeps import Cell, SweepSpec
+from clawmark.sweeps import Cell, SweepSpec, engine_gate
 from clawmark.sweeps.gateway import sweep_gateway
 from clawmark.sweeps.plan import SpendMeter, plan_cell
-from flows import sweep as local_sweep
+from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, new_row  # DISK_FULL, ENGINE_DOWN: final state names
 from flows.stages import run_cell
-
-DISK_FULL, ENGINE_DOWN = "ResultsDiskFull", "EngineStayedDown"  # final state names that stop the sweep
 
 
 # Retried: listing races other runs removing their own containers (a container listed, then gone).
@@ -51,9 +49,7 @@ def reap_leaked() -> int:
 
 def committed(store: ResultStore, sweep_id: str, cell_key: str, replaces: str | None) -> bool:
     """The cell has a row, and not the one this run was sent to replace (`replaces`: its attempt id)."""
-    if not store.has(sweep_id, cell_key):
-        return False
-    return replaces is None or store.read_row(sweep_id, cell_key).attempt_id != replaces
+    return new_row(store, sweep_id, cell_key, replaces) is not None
 
 
 @flow(name="cell", log_prints=True)
@@ -91,9 +87,9 @@ def _leased(spec: SweepSpec, chosen: Cell, store: ResultStore, replaces: str | N
     try:  # the lease is held (and beats) while the engine is awaited: the coordinator sees a live run
         if committed(store, spec.sweep_id, key, replaces):  # committed between the first look and the lease
             return {"cell_key": key, "outcome": "already committed"}
-        if not local_sweep._engine_back(logger):
+        if not engine_gate.engine_back(logger):
             return Failed(name=ENGINE_DOWN, message=f"Docker engine still not answering after "
-                          f"{local_sweep.ENGINE_WAIT_S:.0f} s on this worker: cell {key} not run (no row)")
+                          f"{engine_gate.ENGINE_WAIT_S:.0f} s on this worker: cell {key} not run (no row)")
         reap_leaked()
         plan = plan_cell(spec, chosen, store)
         with sweep_gateway() as gateway:

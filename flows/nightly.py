@@ -11,11 +11,10 @@ from prefect.artifacts import create_markdown_artifact
 
 from analysis.regression import compare_nights, evidence_markdown, regressions
 from blocks.use import use_blocks
-from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps import load_spec
-from flows.sweep import results_store, sweep
-
-NIGHTLY_SPEC = TASKS_CATALOG / "sweeps" / "nightly.yaml"
+from clawmark.sweeps.spec import NIGHTLY_SPEC
+from flows.coordinate import results_store
+from flows.sweep import sweep
 
 
 class RegressionFound(RuntimeError):

@@ -1,27 +1,25 @@
 """Rerun the cells of a sweep whose committed row failed for a reason worth another try.
 
 Deployed in prefect.yaml so it can be started from the UI after an outage. It coordinates like
-the sweep flow: the protocol pin (a rerun under another protocol is refused) and the sweep lease
-(never two coordinators of one sweep), then only the chosen cells run; their new rows replace
-the old ones, which stay readable as history (clawmark/results/history.py). `sweep_id` names a
-sweep the spec file does not, such as a night of the nightly (`nightly-YYYYMMDD` from
-tasks_catalog/sweeps/nightly.yaml). `clawmark sweep rerun-failed` runs this flow from the CLI."""
+the sweep flow (flows/coordinate.py): the protocol pin (a rerun under another protocol is
+refused) and the sweep lease (never two coordinators of one sweep), then only the chosen cells
+run; their new rows replace the old ones, which stay readable as history
+(clawmark/results/history.py). `sweep_id` names a sweep the spec file does not, such as a night
+of the nightly (`nightly-YYYYMMDD` from tasks_catalog/sweeps/nightly.yaml). `clawmark sweep
+rerun-failed` runs this flow from the CLI."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow, get_run_logger
+from prefect import flow
 
 from blocks.use import use_blocks
-from clawmark.results.lease import SweepLease
-from clawmark.settings import TASKS_CATALOG
-from clawmark.sweeps import load_spec, plan_sweep
-from clawmark.sweeps.plan import failed_cells, pin_protocol
-from flows.stages import clear_partial
-from flows.sweep import headline, results_store, run_cells
-
-NIGHTLY_SPEC = TASKS_CATALOG / "sweeps" / "nightly.yaml"
+from clawmark.sweeps import load_spec
+from clawmark.sweeps.plan import failed_cells
+from clawmark.sweeps.spec import NIGHTLY_SPEC
+from flows.coordinate import coordinate, headline, results_store
+from flows.sweep import run_cells
 
 
 @flow(name="rerun-failed", log_prints=True)
@@ -40,12 +38,7 @@ def rerun_failed(sweep_id: str | None = None, statuses: list[str] | None = None,
     if spec.sweep_id not in store.sweeps():  # a mistyped id must not pin a new, empty sweep
         raise LookupError(f"{store.root}: sweep {spec.sweep_id!r} has no rows to rerun "
                           f"(sweeps here: {', '.join(store.sweeps()) or 'none'})")
-    pin_protocol(spec, store)
-    with SweepLease(store, spec.sweep_id):
-        plan = plan_sweep(spec, store)
-        chosen = failed_cells(plan, store, statuses)
-        clear_partial(store, spec.sweep_id)
-        get_run_logger().info("sweep %s: %d cells to rerun (%s)", spec.sweep_id, len(chosen),
-                              ", ".join(statuses) if statuses else "infra and harness errors")
-        ran = run_cells(plan, chosen, store)
-    return {"sweep_id": spec.sweep_id, "rerun": ran, "summary": headline(store, spec.sweep_id)}
+    done = coordinate(spec, store, lambda plan, cells: run_cells(plan, cells, store),
+                      choose=lambda plan: failed_cells(plan, store, statuses),
+                      what=f" (rerun of {', '.join(statuses) if statuses else 'infra and harness errors'})")
+    return {"sweep_id": spec.sweep_id, "rerun": done.schedule.ran, "summary": headline(store, spec.sweep_id)}

@@ -18,6 +18,7 @@ from clawmark.settings import TASKS_CATALOG
 from clawmark.taskenv.config import BASE_SKILLS_DIR
 from clawmark.webproxy.config import IRREVERSIBLE_RULES, BlockRule, WebProxyConfig
 
+NIGHTLY_SPEC = TASKS_CATALOG / "sweeps" / "nightly.yaml"  # the nightly flow's sweep, and rerun-failed's default
 
 SweepWebMode = Literal["off", "live", "record", "replay", "replay-or-live"]
 

@@ -77,9 +77,9 @@ def test_a_cell_run_waits_for_its_engine_then_runs_its_cell(prefect_harness, doc
 
 def test_a_cell_run_whose_engine_stays_down_ends_typed_without_a_row(prefect_harness, engine_at, one_cell,
                                                                        monkeypatch):
-    import flows.sweep
+    from clawmark.sweeps import engine_gate
 
-    monkeypatch.setattr(flows.sweep, "ENGINE_WAIT_S", 3.0)
+    monkeypatch.setattr(engine_gate, "ENGINE_WAIT_S", 3.0)
     spec, store, chosen = one_cell
     state = _run(spec, store, chosen)
     assert (state.type.value, state.name) == ("FAILED", "EngineStayedDown")

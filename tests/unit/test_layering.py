@@ -93,24 +93,29 @@ def test_never_retried_failures_carry_the_permanent_marker():
     assert retryable(ClawError("claw set-up failed")) and not retryable(UnknownClaw("x", ["y"]))
 
 
-def _private(name: str) -> bool:
-    return name.startswith("_") and not name.startswith("__")
-
-
-def _private_flow_imports(path: Path) -> list[str]:
-    """`from flows.x import _y` and `flows.x._y`: a flow module reaching into another's privates."""
-    found = []
-    for node in ast.walk(_tree(path)):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "flows":
-            found += [f"{node.module}.{alias.name}" for alias in node.names if _private(alias.name)]
-        elif isinstance(node, ast.Attribute) and _private(node.attr):
+def _private_uses_across_flows(path: Path) -> list[str]:
+    """`from flows.x import _name`, or `x._name` on a flows module imported as `from flows import x`."""
+    tree, found, aliases = _tree(path), [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "flows":
+            found += [f"{node.module}.{a.name}" for a in node.names if node.module != "flows" and a.name.startswith("_")]
+            if node.module == "flows":
+                aliases |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            aliases |= {a.asname or a.name for a in node.names if a.name.startswith("flows.")}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
             owner = ast.unparse(node.value)
-            if owner.startswith("flows."):
+            if owner in aliases:
                 found.append(f"{owner}.{node.attr}")
     return found
 
 
-def test_flow_modules_import_no_private_names_of_each_other():
-    offenders = {str(path.relative_to(ROOT)): names for path in FLOWS.rglob("*.py")
-                 if (names := _private_flow_imports(path))}
-    assert offenders == {}, f"flow modules importing another flow module's private names: {offenders}"
+def test_flows_use_no_private_name_of_another_flow_module(tmp_path):
+    offenders = {path.name: uses for path in FLOWS.glob("*.py") if (uses := _private_uses_across_flows(path))}
+    assert offenders == {}, f"flows importing private names of other flows: {offenders}"
+    assert len(list(FLOWS.glob("*.py"))) > 5
+    shared = tmp_path / "shared.py"  # the shapes this tree had before flows/coordinate.py
+    shared.write_text("from flows.sweep import _store, headline\nfrom flows import sweep as local\n"
+                      "import flows.sweep\nlocal._engine_back(1)\nflows.sweep._x\nlocal.__name__\n")
+    assert _private_uses_across_flows(shared) == ["flows.sweep._store", "flows.sweep._x", "local._engine_back"]
