@@ -61,6 +61,10 @@ class CourtOnOpenClaw(OpenClawClaw):
         self.sessions: list[tuple[str, str]] = []
         self.stopped = threading.Event()  # set at the host deadline: the dispatch ends at its next step
 
+    @property
+    def release(self) -> str:
+        return OPENCLAW_VERSION
+
     def stop(self, ctx: ClawContext) -> None:
         self.stopped.set()
 

@@ -84,11 +84,17 @@ class OpenClawClaw(ClawAdapter):
         volume = seeded_volume(self.needs_image_layer or IMAGE_NAME, ROOT, f"{OPENCLAW} --version")
         return {"network": "gateway", "volumes": {volume: {"bind": ROOT, "mode": "ro"}}}
 
+    @property
+    def release(self) -> str:
+        """The OpenClaw release in the container: the claw's version (a profile may pin another);
+        a court on OpenClaw names its own version and says which release it runs on."""
+        return self.version
+
     def post_container_start(self, ctx: ClawContext) -> None:
         probe = ctx.sandbox.exec(f"mkdir -p {ctx.claw_home}/state {ctx.claw_home}/home && {OPENCLAW} --version",
                                  timeout_s=120)
-        if probe.exit_code != 0 or self.version not in probe.stdout:
-            raise ClawError(f"openclaw {self.version} is not runnable in the container: "
+        if probe.exit_code != 0 or self.release not in probe.stdout:
+            raise ClawError(f"openclaw {self.release} is not runnable in the container: "
                             f"{(probe.stdout + probe.stderr)[-500:]}")
 
     def create_agent(self, ctx: ClawContext) -> None:
@@ -110,7 +116,7 @@ class OpenClawClaw(ClawAdapter):
         """The whole openclaw.json; ``agents`` adds ``agents.entries`` (EDICT's role agents);
         ``browser`` the browser tool on the desktop's Chromium."""
         config: Any = self.config
-        legacy = keeps_jsonl_sessions(self.version)  # 2026.3: no `cwd`; exec approvals are security + ask
+        legacy = keeps_jsonl_sessions(self.release)  # 2026.3: no `cwd`; exec approvals are security + ask
         defaults = {"model": {"primary": f"{PROVIDER}/{ctx.model}"}, "workspace": f"{ctx.claw_home}/workspace",
                     **({} if legacy else {"cwd": ctx.workspace}), "timeoutSeconds": int(ctx.budgets.seconds),
                     **({"contextTokens": config.context_tokens} if config.context_tokens else {})}
@@ -152,7 +158,7 @@ class OpenClawClaw(ClawAdapter):
         argv = [OPENCLAW, "agent", "--local", "--session-id", session_id, "--json", "--timeout",
                 str(int(ctx.budgets.seconds))] + (["--agent", agent] if agent else [])
         # 2026.3 has no --message-file: the message is one argument (a kernel limit of 128 KiB).
-        message_arg = (f' --message "$(cat {shlex.quote(message_file)})"' if keeps_jsonl_sessions(self.version)
+        message_arg = (f' --message "$(cat {shlex.quote(message_file)})"' if keeps_jsonl_sessions(self.release)
                        else " " + _join(["--message-file", message_file]))
         config: Any = self.config
         result = ctx.sandbox.exec(_join(argv) + message_arg, timeout_s=ctx.budgets.seconds + config.grace_s,
@@ -205,7 +211,7 @@ class OpenClawClaw(ClawAdapter):
         """``openclaw sessions export-trajectory`` of each (agent, session id) into ``dest``; the
         files saved (a bundle folder per agent: events.jsonl, session-branch.json, tools.json...).
         A release that keeps JSONL sessions has no such command: its session files are copied."""
-        if keeps_jsonl_sessions(self.version):
+        if keeps_jsonl_sessions(self.release):
             return self.copy_session_files(ctx, dest, sorted({agent for agent, _sid in sessions}, key=str))
         exports = f"{ctx.claw_home}/exports"
         saved = []

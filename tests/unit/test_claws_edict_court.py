@@ -188,3 +188,26 @@ def test_every_agent_is_installed_with_its_persona_rules_and_the_session_tools(t
     assert "python3 /tmp/claw-home/edict/scripts/kanban_update.py" in soul
     assert "The six ministries" in sandbox.files["/tmp/claw-home/workspaces/hubu/AGENTS.md"].decode()
     assert "scripts/kanban_update.py" in sandbox.copied and "agents/taizi/SOUL.md" in sandbox.copied
+
+
+class VersionProbe(Recorder):
+    """A container whose OpenClaw answers `--version` as the real 2026.9.6 does."""
+
+    def exec(self, command, **kwargs):
+        return type("R", (), {"exit_code": 0, "stderr": "", "stdout": "OpenClaw 2026.9.6 (eb377ac)\n"})()
+
+
+def test_a_court_checks_the_openclaw_release_it_runs_on_not_its_own_version(tmp_path):
+    """A court's version names its commit or content too; the container check reads the release."""
+    from clawmark.claws.openclaw import OPENCLAW_VERSION
+
+    for claw in (get_claw("edict", {"checkout": str(CHECKOUT)}), get_claw("edict-3role")):
+        ctx = ClawContext(attempt_id="a1", model="m", gateway_url="http://x", host_dir=tmp_path,
+                          sandbox=VersionProbe())
+        assert claw.version != OPENCLAW_VERSION and claw.release == OPENCLAW_VERSION
+        claw.post_container_start(ctx)  # raises ClawError when the release is not the one found
+    pinned = get_claw("openclaw")
+    pinned.version = "2026.3.11"  # a profile pinned another release than the container has
+    with pytest.raises(ClawError, match="openclaw 2026.3.11 is not runnable"):
+        pinned.post_container_start(ClawContext(attempt_id="a1", model="m", gateway_url="http://x",
+                                                host_dir=tmp_path, sandbox=VersionProbe()))
