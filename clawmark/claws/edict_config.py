@@ -13,11 +13,11 @@ Without ``dispatch.yaml`` the dispatch follows the EDICT project's own state →
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
-
-import yaml
 from typing import Literal
 
+import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from clawmark.catalog.errors import CatalogError, from_validation
@@ -156,8 +156,6 @@ def load_checkout(folder: Path, field: str) -> EdictCheckout:
 
 def _commit(folder: Path, field: str) -> str:
     """The checkout's commit: git's HEAD, or the EDICT_COMMIT file of an exported tree."""
-    import subprocess
-
     if (folder / ".git").exists():
         head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True)
         if head.returncode == 0:

@@ -23,6 +23,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from clawmark.claws.base import Budgets, ClawAdapter, ClawError
+from clawmark.claws.registry import get_claw
 from clawmark.settings import TASKS_CATALOG
 
 PROFILES_DIR = TASKS_CATALOG / "profiles"
@@ -101,8 +102,6 @@ def load_profile(name: str) -> ProtocolProfile:
 def pins_for(profile: ProtocolProfile, claw_name: str) -> ClawPins:
     """What the profile fixes for the claw; a baseline that calls no model (oracle, nop) runs
     unchanged under every profile, any other claw the profile does not name is refused."""
-    from clawmark.claws.registry import get_claw
-
     if claw_name in profile.claws:
         return profile.claws[claw_name]
     if profile.every_claw or not get_claw(claw_name).calls_model:
@@ -137,8 +136,6 @@ def profiled_claw(claw_name: str, settings: dict[str, Any], budgets: Budgets,
                   use: ProfileUse | None = None) -> tuple[ClawAdapter, Budgets]:
     """The adapter of ``claw_name`` and its limits under the profile ``use`` names: the profile's
     settings under the sweep's own overrides of fields the profile leaves alone."""
-    from clawmark.claws.registry import get_claw
-
     use = use or ProfileUse()
     profile = load_profile(use.name)
     pins = pins_for(profile, claw_name)
