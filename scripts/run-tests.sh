@@ -10,18 +10,21 @@
 # Four workers, not more: the claws' turns are CPU-bound (an OpenClaw turn is ~20 s of CPU), and
 # seven processes on 2 cores (load 16) stretched EDICT's cases past their timeout.
 # Each process gets its own Prefect home (tests/conftest.py). Each phase lists its slowest tests
-# (CI's time is the budget to watch). Exit non-zero if the images or any test fail. Extra
+# (CI's time is the budget to watch), and every test's time is kept in $CLAWMARK_TEST_REPORTS
+# (default .clawmark/test-reports/*.xml, JUnit). Exit non-zero if the images or any test fail. Extra
 # arguments go to both phases (e.g. PYTEST_ARGS="-x").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTEST=.venv/bin/pytest
 WORKERS=${CLAWMARK_TEST_WORKERS:-4}
 logs=$(mktemp -d)
+reports=${CLAWMARK_TEST_REPORTS:-.clawmark/test-reports}  # every test's time, kept for balancing the pool
+mkdir -p "$reports"
 common=(-p no:cacheprovider)
 
 .venv/bin/clawmark images build --all --jobs 3 > "$logs/images.log" 2>&1 &
 images_pid=$!
-"$PYTEST" "$@" "${common[@]}" --durations=10 tests/unit > "$logs/unit.log" 2>&1 &
+"$PYTEST" "$@" "${common[@]}" --durations=10 --junitxml="$reports/unit.xml" tests/unit > "$logs/unit.log" 2>&1 &
 unit_pid=$!
 images_ok=1
 wait "$images_pid" || images_ok=0
@@ -30,7 +33,7 @@ cat "$logs/images.log"
 failed=()
 docker_ok=1
 if [ "$images_ok" = 1 ]; then
-  "$PYTEST" "$@" "${common[@]}" --durations=25 -n "$WORKERS" --dist loadgroup \
+  "$PYTEST" "$@" "${common[@]}" --durations=25 --junitxml="$reports/docker.xml" -n "$WORKERS" --dist loadgroup \
     tests/claws tests/e2e tests/faults tests/integration tests/browser > "$logs/docker.log" 2>&1 || docker_ok=0
 else
   failed+=(images)
