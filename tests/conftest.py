@@ -20,7 +20,11 @@ os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="clawmark-prefect-
 
 # Under a pool (`pytest -n N --dist loadgroup`, scripts/run-tests.sh) the slowest work is handed out
 # first, so no worker starts a long claw case when the others are nearly done.
-SLOW_FIRST = ("tests/claws/", "tests/e2e/", "tests/faults/", "tests/integration/", "tests/browser/")
+SLOW_FIRST = ("tests/faults/", "tests/claws/", "tests/e2e/", "tests/integration/", "tests/browser/")
+# The fault tests stop engines, fill disks and hold host locks while they wait: run side by side
+# in the pool, four of them sat in each other's waits for 10 minutes at load 0.6. One worker runs
+# them in turn, as their own part did before the pool.
+ONE_AT_A_TIME = "tests/faults/"
 SLOW_CLAWS = ("edict", "openclaw")  # Node claws: an OpenClaw turn is ~20 s of CPU, an EDICT turn four of them
 
 
@@ -31,7 +35,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         definitions = getattr(item, "_fixtureinfo", None)
         scopes = {d.scope for defs in (definitions.name2fixturedefs.values() if definitions else ()) for d in defs}
-        if "module" in scopes:
+        if item.nodeid.startswith(ONE_AT_A_TIME):
+            item.add_marker(pytest.mark.xdist_group(ONE_AT_A_TIME))
+            grouped.add(item.nodeid)
+        elif "module" in scopes:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
             grouped.add(item.nodeid)
 
