@@ -13,10 +13,14 @@
 # (CI's time is the budget to watch), and every test's time is kept in $CLAWMARK_TEST_REPORTS
 # (default .clawmark/test-reports/*.xml, JUnit). Exit non-zero if the images or any test fail. Extra
 # arguments go to both phases (e.g. PYTEST_ARGS="-x").
+# The Docker pool's lines go to the screen as each test ends (CI shows what ran when it is cut
+# short), and the pool stops itself at $CLAWMARK_TEST_DEADLINE seconds from the start (default
+# 4800, inside CI's 5400) so a hang still ends in a summary naming what failed and what was running.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PYTEST=.venv/bin/pytest
 WORKERS=${CLAWMARK_TEST_WORKERS:-4}
+DEADLINE=${CLAWMARK_TEST_DEADLINE:-4800}
 logs=$(mktemp -d)
 reports=${CLAWMARK_TEST_REPORTS:-.clawmark/test-reports}  # every test's time, kept for balancing the pool
 mkdir -p "$reports"
@@ -33,18 +37,24 @@ cat "$logs/images.log"
 failed=()
 docker_ok=1
 if [ "$images_ok" = 1 ]; then
-  "$PYTEST" "$@" "${common[@]}" --durations=25 --junitxml="$reports/docker.xml" -n "$WORKERS" --dist loadgroup \
-    tests/claws tests/e2e tests/faults tests/integration tests/browser > "$logs/docker.log" 2>&1 || docker_ok=0
+  echo "===== docker pool (${WORKERS} workers, stops itself at ${DEADLINE} s)"
+  timeout -s INT -k 120 $((DEADLINE > SECONDS + 60 ? DEADLINE - SECONDS : 60)) \
+    "$PYTEST" "$@" "${common[@]}" -v --durations=25 --junitxml="$reports/docker.xml" -n "$WORKERS" --dist loadgroup \
+    tests/claws tests/e2e tests/faults tests/integration tests/browser > "$logs/docker.log" 2>&1 &
+  pool_pid=$!
+  tail -n +1 -F --pid="$pool_pid" "$logs/docker.log" 2>/dev/null | grep --line-buffered -E '^\[gw[0-9]+\] \[ *[0-9]+%\] (PASSED|FAILED|ERROR)' \
+    | while IFS= read -r line; do echo "[${SECONDS} s] $line"; done &
+  progress_pid=$!
+  wait "$pool_pid" || docker_ok=0
+  wait "$progress_pid"  # tail ends with the pool
 else
   failed+=(images)
 fi
 wait "$unit_pid" || failed+=(unit)
 [ "$docker_ok" = 1 ] || failed+=(docker)
-for name in unit docker; do
-  [ -f "$logs/$name.log" ] || continue
-  echo "===== pytest ($name)"
-  cat "$logs/$name.log"
-done
+echo "===== pytest (unit)"
+cat "$logs/unit.log"
+[ -f "$logs/docker.log" ] && { echo "===== pytest (docker): summary"; sed -n '/= slowest\|= short test summary\|= FAILURES\|= ERRORS\|Interrupted\|Timeout/,$p' "$logs/docker.log" | tail -400; }
 echo "===== summary (wall ${SECONDS} s)"
 for name in unit docker; do
   [ -f "$logs/$name.log" ] || { echo "$name: not run (the images did not build)"; continue; }
