@@ -66,9 +66,10 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, field_validator
 
 from clawmark.errors import Infra, Permanent
+from clawmark.runtime.exec_target import ExecTarget
 
 FinishReason = Literal["stop", "timeout", "error", "empty", "limit"]
 # The API key a claw sends while the gateway requires no token (it ignores it): claws refuse an empty key.
@@ -163,7 +164,10 @@ class ClawContext(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    sandbox: Any = Field(None, description="clawmark.runtime.sandbox.Sandbox (None before start).")
+    # Not checked on the way in: a test's double of the container has only the methods its claw calls.
+    sandbox: SkipValidation[ExecTarget | None] = Field(
+        None, description="Where the claw's commands run: the attempt's container, a clawmark.runtime.sandbox."
+                          "Sandbox (None before it starts).")
     attempt_id: str
     gateway_url: str = Field(description="Gateway base URL of this attempt and role, from the container.")
     host_gateway_url: str = Field("", description="The same endpoint from the host (reference, bare).")

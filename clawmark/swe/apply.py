@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from clawmark.runtime.exec_target import ExecTarget
 from clawmark.swe.history import REPO_DIR
-from clawmark.swe.shell import Shell, q, run_step
+from clawmark.swe.shell import q, run_step
 
 APPLY_TIMEOUT_S = 120.0
 RESET_CMD = "git reset -q --hard HEAD && git clean -fdq"
@@ -36,7 +37,7 @@ class ApplyResult:
         return self.method is not None
 
 
-def apply_patch(shell: Shell, patch_path: str, workdir: str = REPO_DIR) -> ApplyResult:
+def apply_patch(shell: ExecTarget, patch_path: str, workdir: str = REPO_DIR) -> ApplyResult:
     """Try each command of the chain until one exits 0; the tree is reset before each retry."""
     log: list[str] = []
     for attempt, (name, template) in enumerate(APPLY_CHAIN):

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from clawmark.runtime.exec_target import ExecResultLike, ForwardsToSandbox
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.swe.history import REPO_DIR, install_global_gitignore, prepare_history
 from clawmark.swe.instance_image import instance_image
@@ -39,7 +40,7 @@ def fix_commits(instance: Any) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-class InstanceEnv:
+class InstanceEnv(ForwardsToSandbox):
     """`with InstanceEnv(instance) as sandbox:` a prepared instance container, always torn down.
 
     Raises `InstanceImageMissing` / `InstanceUnbuildable` (no image), `HistoryLeak` (refused),
@@ -48,9 +49,9 @@ class InstanceEnv:
 
     def __init__(self, instance: Any, config: InstanceEnvConfig | None = None, progress=None) -> None:
         self.instance, self.config, self.progress = instance, config or InstanceEnvConfig(), progress
-        self.sandbox = None
+        self.sandbox: Sandbox | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> Sandbox:
         self.sandbox = provision_instance(self.instance, self.config, self.progress)
         return self.sandbox
 
@@ -80,11 +81,12 @@ def provision_instance(instance: Any, config: InstanceEnvConfig, progress=None):
     return sandbox
 
 
-class _AsRoot:
+class _AsRoot(ForwardsToSandbox):
     """The sandbox seen as a root shell (system git config), whatever user the claw runs as."""
 
-    def __init__(self, sandbox) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
 
-    def exec(self, cmd: str, timeout_s: float, workdir: str | None = None):
-        return self.sandbox.exec(cmd, timeout_s=timeout_s, workdir=workdir, user="0")
+    def exec(self, cmd: str | list[str], timeout_s: float, workdir: str | None = None,
+             env: dict[str, str] | None = None, user: str | None = None) -> ExecResultLike:
+        return self.running().exec(cmd, timeout_s=timeout_s, workdir=workdir, env=env, user="0")

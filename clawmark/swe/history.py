@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from clawmark.runtime.exec_target import ExecTarget
 from clawmark.swe.errors import HistoryLeak
-from clawmark.swe.shell import Shell, q, run_step
+from clawmark.swe.shell import q, run_step
 
 REPO_DIR = "/testbed"
 STEP_TIMEOUT_S = 600.0
@@ -75,13 +76,13 @@ def _fill(script: str, **words: str) -> str:
     return script
 
 
-def strip_history(shell: Shell, base_commit: str, branch: str = "main", workdir: str = REPO_DIR) -> None:
+def strip_history(shell: ExecTarget, base_commit: str, branch: str = "main", workdir: str = REPO_DIR) -> None:
     """Reset to the base and delete every ref, remote, reflog and object past it."""
     run_step(shell, "strip history", _fill(_STRIP, BASE=q(base_commit), BRANCH=q(branch)),
              STEP_TIMEOUT_S, workdir)
 
 
-def find_leaks(shell: Shell, base_commit: str, known_future: Iterable[str] = (),
+def find_leaks(shell: ExecTarget, base_commit: str, known_future: Iterable[str] = (),
                workdir: str = REPO_DIR) -> list[str]:
     """Everything in the repository that reveals history past the base (empty list = clean)."""
     known = " ".join(q(sha) for sha in known_future) or ""
@@ -90,7 +91,7 @@ def find_leaks(shell: Shell, base_commit: str, known_future: Iterable[str] = (),
     return [line.removeprefix("LEAK ").strip() for line in out.splitlines() if line.startswith("LEAK ")]
 
 
-def verify_history(shell: Shell, base_commit: str, known_future: Iterable[str] = (),
+def verify_history(shell: ExecTarget, base_commit: str, known_future: Iterable[str] = (),
                    workdir: str = REPO_DIR) -> None:
     """Raise `HistoryLeak` unless nothing past the base is reachable."""
     findings = find_leaks(shell, base_commit, known_future, workdir)
@@ -98,14 +99,14 @@ def verify_history(shell: Shell, base_commit: str, known_future: Iterable[str] =
         raise HistoryLeak(base_commit, findings)
 
 
-def prepare_history(shell: Shell, base_commit: str, known_future: Iterable[str] = (),
+def prepare_history(shell: ExecTarget, base_commit: str, known_future: Iterable[str] = (),
                     workdir: str = REPO_DIR) -> None:
     """Strip, then verify; an instance whose history still leaks is refused (`HistoryLeak`)."""
     strip_history(shell, base_commit, workdir=workdir)
     verify_history(shell, base_commit, known_future, workdir)
 
 
-def install_global_gitignore(shell: Shell, path: str = "/etc/clawmark-gitignore") -> None:
+def install_global_gitignore(shell: ExecTarget, path: str = "/etc/clawmark-gitignore") -> None:
     """System-wide excludes so build output never reaches `git add -A` (any user the claw runs as)."""
     cmd = (f"printf %s {q(GLOBAL_GITIGNORE)} > {q(path)} && git config --system core.excludesFile {q(path)}"
            " && git config --system --replace-all safe.directory '*'")

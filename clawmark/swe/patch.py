@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from clawmark.runtime.exec_target import ExecTarget
 from clawmark.swe.errors import PatchTooLarge
 from clawmark.swe.history import REPO_DIR
 from clawmark.swe.patch_clean import clean_patch
-from clawmark.swe.shell import Shell, q, run_step
+from clawmark.swe.shell import q, run_step
 
 MAX_PATCH_BYTES = 10 * 1024 * 1024
 STEP_TIMEOUT_S = 300.0
@@ -39,7 +40,7 @@ class ExtractedPatch:
         return not self.clean.strip()
 
 
-def extract_patch(shell: Shell, base_commit: str, workdir: str = REPO_DIR,
+def extract_patch(shell: ExecTarget, base_commit: str, workdir: str = REPO_DIR,
                   max_bytes: int = MAX_PATCH_BYTES) -> ExtractedPatch:
     """Stage everything, unstage binaries, diff the index against the base, clean the diff."""
     nested = _exclude_nested_repos(shell, workdir)
@@ -54,7 +55,7 @@ def extract_patch(shell: Shell, base_commit: str, workdir: str = REPO_DIR,
     return ExtractedPatch(cleaned.clean, raw, dropped, tuple(binaries))
 
 
-def _exclude_nested_repos(shell: Shell, workdir: str) -> list[str]:
+def _exclude_nested_repos(shell: ExecTarget, workdir: str) -> list[str]:
     """Claws leave `git init`-ed folders (their workspace, memory); `git add -A` fails on one with
     no commit and would record a gitlink otherwise. Exclude them; return their paths."""
     script = ("find . -mindepth 2 -name .git -not -path './.git/*' -prune -print0 | "
@@ -64,7 +65,7 @@ def _exclude_nested_repos(shell: Shell, workdir: str) -> list[str]:
                     STEP_TIMEOUT_S, workdir).splitlines()
 
 
-def _diff_against(shell: Shell, base_commit: str, workdir: str, max_bytes: int) -> str:
+def _diff_against(shell: ExecTarget, base_commit: str, workdir: str, max_bytes: int) -> str:
     """The staged diff, written to a temp file and read back (an exec's output is capped)."""
     script = (f"f=$(mktemp) && {_DIFF} --cached {q(base_commit)} > \"$f\" "
               "&& printf '%s\\n' \"$f\" && wc -c < \"$f\"")
@@ -77,7 +78,7 @@ def _diff_against(shell: Shell, base_commit: str, workdir: str, max_bytes: int) 
         shell.exec(f"rm -f {q(path)}", timeout_s=30, workdir=workdir)
 
 
-def staged_binaries(shell: Shell, base_commit: str, workdir: str = REPO_DIR) -> list[str]:
+def staged_binaries(shell: ExecTarget, base_commit: str, workdir: str = REPO_DIR) -> list[str]:
     """Staged paths git's numstat marks `-\t-` or `file --mime-encoding` calls binary."""
     numstat = run_step(shell, "numstat", f"git diff --cached --no-renames --numstat -z {q(base_commit)}",
                        STEP_TIMEOUT_S, workdir)
@@ -89,7 +90,7 @@ def staged_binaries(shell: Shell, base_commit: str, workdir: str = REPO_DIR) -> 
     return binary
 
 
-def _file_says_binary(shell: Shell, paths: list[str], workdir: str) -> list[str]:
+def _file_says_binary(shell: ExecTarget, paths: list[str], workdir: str) -> list[str]:
     """`file -b --mime-encoding` per path (one line each, in order). Deleted, symlinked and tiny
     files are skipped: `file` calls anything under a few bytes binary (an empty `__init__.py`, a
     one-character file); git's own NUL check (numstat) still covers those."""

@@ -1,36 +1,23 @@
-"""The one seam between the patch-task steps and wherever the repository lives.
+"""Shell steps of the patch track, and `HostShell`, the host's `ExecTarget`.
 
 History stripping, patch extraction and the apply chain are shell command sequences run through
-`Shell.exec(cmd, timeout_s, workdir=None)` (+ `read_file(path)` for outputs too big for an exec's
-output cap). A `clawmark.runtime.sandbox.Sandbox` satisfies it as is (same signatures); `HostShell` runs the same commands on the host with `bash -c`, which is how
-the unit tests exercise the real scripts against temporary git repositories.
+an `ExecTarget` (clawmark/runtime/exec_target.py: `exec`, `read_file` for outputs too big for an
+exec's output cap, `write_file`). A `Sandbox` is one; `HostShell` runs the same commands on the
+host with `bash -c`, which is how the unit tests exercise the real scripts against temporary git
+repositories.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
+from clawmark.runtime.exec_target import ExecTarget
 from clawmark.swe.errors import ShellStepFailed
-
-
-class ExecResultLike(Protocol):
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    duration_s: float
-    timed_out: bool
-    truncated: bool
-
-
-class Shell(Protocol):
-    def exec(self, cmd: str, timeout_s: float, workdir: str | None = None) -> ExecResultLike: ...
-
-    def read_file(self, path: str) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -52,12 +39,19 @@ class HostShell:
     root: Path
     env: dict[str, str] | None = None
 
-    def exec(self, cmd: str, timeout_s: float, workdir: str | None = None) -> HostResult:
+    def exec(self, cmd: str | list[str], timeout_s: float, workdir: str | None = None,
+             env: dict[str, str] | None = None, user: str | None = None) -> HostResult:
+        """`cmd` as a str runs under `bash -c`, as a list as it is; the host has one user: the
+        caller's (any other `user` is refused, never silently ignored)."""
+        if user is not None:
+            raise ValueError(f"HostShell runs commands as the host's own user, not as {user!r}")
+        argv = ["bash", "-c", cmd] if isinstance(cmd, str) else list(cmd)
         cwd = Path(workdir) if workdir else self.root
+        environ = {**(self.env if self.env is not None else os.environ), **(env or {})} if env else self.env
         started = time.monotonic()
         try:
-            done = subprocess.run(["bash", "-c", cmd], cwd=cwd, capture_output=True, text=True,
-                                  errors="replace", timeout=timeout_s, env=self.env)
+            done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True,
+                                  errors="replace", timeout=timeout_s, env=environ)
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout or ""
             return HostResult(None, out, "", time.monotonic() - started, timed_out=True)
@@ -66,8 +60,12 @@ class HostShell:
     def read_file(self, path: str) -> bytes:
         return Path(path).read_bytes()
 
+    def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
+        Path(path).write_bytes(data)
+        Path(path).chmod(mode)
 
-def run_step(shell: Shell, step: str, cmd: str, timeout_s: float, workdir: str | None = None) -> str:
+
+def run_step(shell: ExecTarget, step: str, cmd: str, timeout_s: float, workdir: str | None = None) -> str:
     """Run one required step; any non-zero exit, timeout or truncated output raises."""
     result = shell.exec(cmd, timeout_s=timeout_s, workdir=workdir)
     if result.timed_out or result.exit_code != 0 or result.truncated:

@@ -14,6 +14,7 @@ from typing import Any
 from clawmark.catalog.errors import CatalogError
 from clawmark.fsio import atomic_write_text
 from clawmark.runtime.engine import shared_client
+from clawmark.runtime.exec_target import ForwardsToSandbox
 from clawmark.runtime.images import ensure_image
 from clawmark.runtime.network import gateway_network
 from clawmark.runtime.registry_proxy import allow_client, forget_client, proxy_env, registry_proxy
@@ -41,7 +42,7 @@ def enter_in_steps(env) -> None:
         raise
 
 
-class TaskEnv:
+class TaskEnv(ForwardsToSandbox):
     """Pre_exec on the host, then a container with the package injected and services started.
 
     Raises PreExecFailed / ServiceFailed (logs saved in logs_dir) or the runtime's errors; the
@@ -66,7 +67,7 @@ class TaskEnv:
         self.package_task, self.guard = task, PackageGuard(task)  # digests before anything runs
         self.work_dir = Path(work_dir) if work_dir else None
         self.logs_dir = Path(logs_dir) if logs_dir else Path(tempfile.mkdtemp(prefix="clawmark-taskenv-"))
-        self.sandbox = None
+        self.sandbox: Sandbox | None = None
         self.skipped_links: list[str] = []
         self._proxy_client: str | None = None
 

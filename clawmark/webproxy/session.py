@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
+from clawmark.runtime.exec_target import ForwardsToSandbox
+from clawmark.runtime.sandbox import Sandbox
 from clawmark.taskenv import TaskEnv
 from clawmark.taskenv.env import enter_in_steps
 from clawmark.webproxy.archive import DEFAULT_MATCH_HEADERS, archive_digest
@@ -19,7 +21,7 @@ from clawmark.webproxy.proxy import WebProxy, WebStats
 REPLAY_MODES = ("replay", "replay-or-live")
 
 
-class ProxiedTaskEnv:
+class ProxiedTaskEnv(ForwardsToSandbox):
     """A TaskEnv behind the web proxy, with TaskEnv's interface (enter -> sandbox, exit,
     snapshot_results): the attempt runner uses it in place of TaskEnv when its sweep names a
     web mode. Use network_policy `none` (the proxy is then the only way out) or `full`
@@ -41,6 +43,10 @@ class ProxiedTaskEnv:
     def __enter__(self):
         enter_in_steps(self)
         return self.inner.sandbox
+
+    @property
+    def sandbox(self) -> Sandbox | None:  # type: ignore[override]  # the inner TaskEnv's container
+        return self.inner.sandbox if self.inner is not None else None
 
     # TaskEnv's three steps (pre_exec, start, prepare), for a caller that runs them one by one.
     def pre_exec(self) -> None:
