@@ -12,24 +12,26 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
 
 from clawmark.attempts.closed_loop_judging import follow_up as write_follow_up, supervise as judge, wants_follow_up
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
+from clawmark.attempts.closed_loop_state import ClosedLoopAttempt
 from clawmark.attempts.closed_loop_transcript import visible_messages
 from clawmark.attempts.outcome import model_error_status, provider_failure
 from clawmark.attempts.session import run_with_deadline
 from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, AttemptStopped, Stage
 from clawmark.attempts.watchdog import turn_watchdog
-from clawmark.claws import TurnResult
+from clawmark.claws import ClawAdapter, ClawContext, TurnResult
 from clawmark.gateway.ledger import read_ledger
 from clawmark.judge.outcome import error_status, turn_error_status
 from clawmark.results.status import Status
 from clawmark.runtime.sandbox import Sandbox
 
 
-def executor_turn(s: Any) -> None:
+def executor_turn(s: ClosedLoopAttempt) -> None:
     if not s.agent_created:
         s.claw.post_container_start(s.ctx)
         s.claw.create_agent(s.ctx)
@@ -45,10 +47,10 @@ def executor_turn(s: Any) -> None:
         record.cycle.time_left = False
     elif (failure := _provider_failure(s, result)) is not None:
         _stop(s, record.fail_with(*failure, "provider"))
-    s.current, s.step = record, "supervise"
+    s.current, s.next_stage = record, "supervise"
 
 
-def executor_turn_failed(s: Any, exc: BaseException) -> None:
+def executor_turn_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
     if isinstance(exc, AttemptStopped):
         return  # the stop order has already closed the cycle
     if not s.agent_created:  # the claw could not be set up: no turn was taken
@@ -58,7 +60,7 @@ def executor_turn_failed(s: Any, exc: BaseException) -> None:
     _close(s, record.fail_with(Status.INFRA_ERROR, f"claw: {type(exc).__name__}: {exc}", type(exc).__name__))
 
 
-def supervise(s: Any) -> None:
+def supervise(s: ClosedLoopAttempt) -> None:
     record, folder = s.current, s.layout.cycle(s.turn - 1)
     with s.clock.phase("judge"):
         s.headed.turn_end(s.ctx.sandbox, folder)  # the desktop as the turn left it (headed only)
@@ -68,12 +70,12 @@ def supervise(s: Any) -> None:
     if s.evidence is None:  # the supervisor answered invalid twice
         _stop(s, record)
     if wants_follow_up(record, _followups_left(s, record)):
-        s.step = "follow-up"
+        s.next_stage = "follow-up"
     else:
         _close(s, record)
 
 
-def follow_up(s: Any) -> None:
+def follow_up(s: ClosedLoopAttempt) -> None:
     record = s.current
     with s.clock.phase("judge"):
         write_follow_up(s, record, s.layout.cycle(s.turn - 1), s.evidence, s.turn, s.max_turns)
@@ -82,48 +84,48 @@ def follow_up(s: Any) -> None:
     _close(s, record)
 
 
-def judging_failed(s: Any, exc: BaseException) -> None:
+def judging_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
     """Check container, engine, a judge's provider: the cycle ends with the world's error."""
     if isinstance(exc, AttemptStopped):
         return
     _close(s, s.current.fail_with(error_status(exc), f"judge: {type(exc).__name__}: {exc}", type(exc).__name__))
 
 
-def _followups_left(s: Any, record: CycleRecord) -> int:
+def _followups_left(s: ClosedLoopAttempt, record: CycleRecord) -> int:
     return s.followups - (record.cycle.turn - 1)
 
 
-def _close(s: Any, record: CycleRecord) -> None:
+def _close(s: ClosedLoopAttempt, record: CycleRecord) -> None:
     """The stop order's answer for this cycle: the outcome, or the next turn's message."""
     record.decide(followups_left=_followups_left(s, record))
     s.records.append(record)
     s.current = s.evidence = None
     if record.stop is not None or len(s.records) >= s.max_turns:
-        s.outcome, s.step = resolve(s.records, s.task), None
+        s.outcome, s.next_stage = resolve(s.records, s.task), None
     else:
-        s.message, s.step = record.cycle.feedback, "executor-turn"
+        s.message, s.next_stage = record.cycle.feedback, "executor-turn"
 
 
-def _stop(s: Any, record: CycleRecord) -> None:
+def _stop(s: ClosedLoopAttempt, record: CycleRecord) -> None:
     _close(s, record)
     raise AttemptStopped(record.error_message or str(record.stop), s.outcome)
 
 
-def _run_turn(s: Any, turn: int, limit: float, folder: Any) -> TurnResult:
+def _run_turn(s: ClosedLoopAttempt, turn: int, limit: float, folder: Path) -> TurnResult:
     claw, ctx = s.claw, s.ctx
     ctx.budgets = s.config.budgets.model_copy(update={"seconds": max(0.0, limit)})
     began = time.monotonic()
     with s.clock.phase("executor"):
         result = run_with_deadline(lambda: claw.send_task(ctx, s.message, turn),
                                    max(0.0, limit) + s.config.deadline_grace_s, stop=executor_stopper(claw, ctx),
-                                   watchdog=turn_watchdog(claw, ctx))
+                                   grace_s=s.config.stop_grace_s, watchdog=turn_watchdog(claw, ctx))
     s.executor_s += time.monotonic() - began
     (folder / "turn.json").write_text(result.model_dump_json(indent=2))
     claw.backup_session(ctx, folder / "transcript")
     return result
 
 
-def _provider_failure(s: Any, result: TurnResult) -> tuple[Status, str] | None:
+def _provider_failure(s: ClosedLoopAttempt, result: TurnResult) -> tuple[Status, str] | None:
     failed = provider_failure(s.layout.ledger, "executor")
     status = model_error_status(failed.status) if failed is not None else turn_error_status(result)
     if status is None:
@@ -132,7 +134,7 @@ def _provider_failure(s: Any, result: TurnResult) -> tuple[Status, str] | None:
     return status, f"model provider {result.error_kind or status} ({detail})"
 
 
-def _executor_capped(s: Any) -> str | None:
+def _executor_capped(s: ClosedLoopAttempt) -> str | None:
     """Why the executor can spend no more, when it reached its own cost cap (its vision calls
     included): the gateway refused a call, or the claw stopped itself at the cap (a zero cap
     counts only once a call was refused: a claw that calls no model is not capped). The judges
@@ -145,11 +147,11 @@ def _executor_capped(s: Any) -> str | None:
     return None
 
 
-def _turn_bound(s: Any) -> float:
-    return s.turn_limit + s.config.deadline_grace_s + 30.0 + SETUP_MARGIN_S  # 30: run_with_deadline's grace
+def _turn_bound(s: ClosedLoopAttempt) -> float:
+    return s.turn_limit + s.config.deadline_grace_s + s.config.stop_grace_s + SETUP_MARGIN_S
 
 
-def executor_stopper(claw: Any, ctx: Any) -> Any:
+def executor_stopper(claw: ClawAdapter, ctx: ClawContext) -> Callable[[], None]:
     """What ends a turn at its deadline in a task container: the claw's own stop hook and a kill
     of everything the executor user runs. The task's services run as root and live on for the
     next turn, and the gateway stays open for the judge (unlike the patch track's stopper)."""

@@ -14,13 +14,14 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from clawmark.attempts.closed_loop_record import CycleRecord
+from clawmark.attempts.closed_loop_state import ClosedLoopAttempt
 from clawmark.attempts.closed_loop_transcript import write_json
 from clawmark.attempts.gateway_link import container_url, host_url
 from clawmark.judge.agent import AgentRunConfig, WorkspaceEvidence, agent_chat
-from clawmark.judge.chat import gateway_chat, role_settings
+from clawmark.catalog.task import ClosedLoopTask
+from clawmark.judge.chat import ChatFn, Role, gateway_chat, role_settings
 from clawmark.judge.checks import check_image, run_checks
 from clawmark.judge.evidence import Evidence
 from clawmark.judge.fence import Fence
@@ -29,13 +30,14 @@ from clawmark.judge.followup import gated_follow_up
 from clawmark.judge.simulator import SimulatorFailed
 from clawmark.judge.supervisor import SupervisorFailed, judge_turn
 from clawmark.judge.workspace import build_role_workspace
+from clawmark.results import AttemptLayout
 from clawmark.results.status import Status
 from clawmark.results.transcript import TranscriptMessage
 from clawmark.webproxy.session import blocked_requests_note
 
 
-def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[TranscriptMessage], *,
-              turns: tuple[int, int]) -> Any:
+def supervise(session: ClosedLoopAttempt, record: CycleRecord, folder: Path, messages: list[TranscriptMessage], *,
+              turns: tuple[int, int]) -> Evidence | None:
     """Checks and the supervisor's decision on executor turn turns[0] (1-based) of turns[1];
     fills record.cycle and returns the evidence the follow-up needs (None when the supervisor
     failed: the record says so)."""
@@ -50,7 +52,7 @@ def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[Tr
     return evidence if judged else None
 
 
-def turn_evidence(messages: list[TranscriptMessage], folder: Path, web_dir: Path) -> Any:
+def turn_evidence(messages: list[TranscriptMessage], folder: Path, web_dir: Path) -> Evidence:
     """What the supervisor reads of one turn (its cycle folder): the transcript, the results
     snapshot, the desktop screenshot of a headed task (taskenv/headed.py) and the requests the
     attempt's web proxy (its artifacts' `web/`) refused. The supervise stage and `clawmark
@@ -61,8 +63,8 @@ def turn_evidence(messages: list[TranscriptMessage], folder: Path, web_dir: Path
     return evidence
 
 
-def decide_turn(record: CycleRecord, folder: Path, task: Any, evidence: Any, chat: Any, *, turn: int,
-                max_turns: int, snapshot: bool, fence: Any = None) -> bool:
+def decide_turn(record: CycleRecord, folder: Path, task: ClosedLoopTask, evidence: Evidence, chat: ChatFn, *,
+                turn: int, max_turns: int, snapshot: bool, fence: Fence | None = None) -> bool:
     """The supervisor's decision on the turn's evidence and `record.cycle.checks`, saved as
     `decision.json` and set on the record; False (the record failed, the raw replies saved) when
     it answered invalid twice."""
@@ -86,7 +88,8 @@ def wants_follow_up(record: CycleRecord, followups_left: int) -> bool:
             and followups_left > 0 and cycle.time_left)
 
 
-def follow_up(session: Any, record: CycleRecord, folder: Path, evidence: Any, turn: int, max_turns: int) -> None:
+def follow_up(session: ClosedLoopAttempt, record: CycleRecord, folder: Path, evidence: Evidence, turn: int,
+              max_turns: int) -> None:
     """The gated follow-up (clawmark.judge.followup): a draft the leak audit flags is never sent."""
     task, cycle = session.task, record.cycle
     view = firewall(cycle.decision)
@@ -110,8 +113,8 @@ def follow_up(session: Any, record: CycleRecord, folder: Path, evidence: Any, tu
 
 
 @contextmanager
-def judge_for(session: Any, role: str, folder: Path, evidence: Any, turns: tuple[int, int],
-              firewall_view: dict | None = None) -> Iterator[tuple[Any, Any]]:
+def judge_for(session: ClosedLoopAttempt, role: Role, folder: Path, evidence: Evidence, turns: tuple[int, int],
+              firewall_view: dict | None = None) -> Iterator[tuple[ChatFn, Evidence]]:
     """The role's ChatFn and the evidence its prompt carries: under the prompt judge the bounded
     evidence over one model call; under the agent judge (clawmark.judge.agent) a codex run in the
     role's own container over its workspace, which lives only as long as the call (it holds the
@@ -121,11 +124,11 @@ def judge_for(session: Any, role: str, folder: Path, evidence: Any, turns: tuple
         return
 
 
-    settings = role_settings(session.task, role, session.models[role])  # type: ignore[arg-type]
+    settings = role_settings(session.task, role, session.models[role])
     record = folder / "agent" / role
     with tempfile.TemporaryDirectory(prefix="clawmark-workspace-") as tmp:
         workspace = Path(tmp) / "workspace"
-        manifest = build_role_workspace(workspace, role, task=session.task, snapshot=session.config.snapshot,  # type: ignore[arg-type]
+        manifest = build_role_workspace(workspace, role, task=session.task, snapshot=session.config.snapshot,
                                         turn=turns[0], max_turns=turns[1], cycle=folder, fence=attempt_fence(session),
                                         history=role_history(session.layout, role, turns[0]),
                                         firewall_view=firewall_view)
@@ -138,7 +141,7 @@ def judge_for(session: Any, role: str, folder: Path, evidence: Any, turns: tuple
         yield chat, WorkspaceEvidence(**evidence.model_dump())
 
 
-def role_history(layout: Any, role: str, turn: int) -> list[dict]:
+def role_history(layout: AttemptLayout, role: str, turn: int) -> list[dict]:
     """The role's answers of the cycles before `turn`, as upstream's role_history.jsonl keeps them
     (the supervisor's decisions; the simulator's messages), read back from the cycle folders."""
     history = []
@@ -152,17 +155,17 @@ def role_history(layout: Any, role: str, turn: int) -> list[dict]:
     return history
 
 
-def attempt_fence(session: Any) -> Any:
+def attempt_fence(session: ClosedLoopAttempt) -> Fence:
     """The attempt's fence, drawn on first use and kept on the session: a rerun stage sends the
     same bytes (the gateway's replay store matches on them); a new attempt gets a new boundary."""
-    if getattr(session, "fence", None) is None:
+    if session.fence is None:
         session.fence = Fence.new()
     return session.fence
 
 
-def role_chat(session: Any, role: str) -> Any:
+def role_chat(session: ClosedLoopAttempt, role: Role) -> ChatFn:
     """A ChatFn of `role` over this attempt's gateway route (model pinned at registration)."""
-    settings = role_settings(session.task, role, session.models[role])  # type: ignore[arg-type]
+    settings = role_settings(session.task, role, session.models[role])
     return gateway_chat(host_url(session.gateway, session.attempt_id, role), settings.model,
                         token=session.role_tokens[role],  # the role's own: never in a container
                         **settings.params())

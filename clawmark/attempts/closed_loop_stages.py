@@ -18,27 +18,24 @@ already made and paid for (clawmark/gateway/replay.py).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
-from datetime import UTC, datetime
-from typing import Any
 
+from clawmark.attempts.closed_loop_config import ClosedLoopAttemptConfig
 from clawmark.attempts.closed_loop_cycle import TURN_STAGES
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
-from clawmark.attempts.closed_loop_prompt import first_message
+from clawmark.attempts.closed_loop_state import ClosedLoopAttempt
 from clawmark.attempts.gateway_link import VISION_SUFFIX, container_url, host_url, register, unregister
-from clawmark.attempts.phases import PhaseClock, run_cleanup
-from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, Stage, TrackStages
+from clawmark.attempts.phases import run_cleanup
+from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, Stage, TrackStages, plan_by_name
 from clawmark.attempts.usage_check import CLAW_USAGE_FILE, row_cross_check
 from clawmark.catalog.credentials import executor_credentials, user_credentials
 from clawmark.claws import ClawContext
-from clawmark.gateway.cassettes import is_scripted
 from clawmark.gateway.ledger import summarize_ledger
 from clawmark.results import AttemptRow, Status
 from clawmark.taskenv import TaskEnv
 from clawmark.taskenv.config import TaskEnvConfig, executor_user_of, runtime_profile
 from clawmark.taskenv.errors import PreExecFailed
-from clawmark.taskenv.headed import HeadedRun, task_image
+from clawmark.taskenv.headed import task_image
 from clawmark.taskenv.layout import SKILLS_DIR, WORKSPACE
 from clawmark.taskenv.package import PackageChanged
 from clawmark.webproxy import ProxiedTaskEnv
@@ -46,57 +43,6 @@ from clawmark.webproxy.session import row_web_counts
 
 EXECUTOR_ROLE = "executor"
 PACKAGE_DIR = "package"  # the attempt's copy of a task package with pre_exec scripts: supervisor side
-
-
-class ClosedLoopAttempt:
-    """What one closed-loop attempt holds while its stages run; `step` names the next stage."""
-
-    def __init__(self, task: Any, claw: Any, models: dict[str, str], attempt_id: str, layout: Any, gateway: Any,
-                 config: Any, *, store: Any, fields: dict[str, Any], saved_hash: str, model: str):
-        self.task, self.claw, self.models, self.attempt_id = task, claw, models, attempt_id
-        self.layout, self.gateway, self.config, self.store = layout, gateway, config, store
-        self.fields, self.saved_hash, self.model = fields, saved_hash, model
-        self.clock, self.started = PhaseClock(), datetime.now(UTC)
-        self.image_model = config.image_model or task.spec.image_model
-        self.headed = HeadedRun(task, layout.artifacts)  # nothing unless the task is headed
-        self.ctx, self.env, self.image_id = None, None, None
-        self.role_tokens: dict[str, str] = {}  # the judges' stay here: only the executor's enters the container
-        self.container_up = self.registered = self.agent_created = self.cleaned_up = False
-        self.live_done: set[str] = set()  # keys of live-environment steps already run
-        self.step: str | None = "provision"
-        self.outcome: LoopOutcome | None = None
-        self.package_changed: PackageChanged | None = None
-        spec = task.spec
-        self.followups = spec.codex.max_user_followups
-        self.turn_limit = float(config.turn_timeout_s or spec.timeout_seconds)
-        self.total_limit = float(config.total_timeout_s or spec.max_total_seconds)
-        self.executor_s = 0.0  # executor turns only: judges and set-up do not count
-        self.records: list[Any] = []
-        self.current: Any = None  # the CycleRecord of the turn being judged
-        self.evidence: Any = None
-        self.message = first_message(task, claw, config)  # runtime facts, the claw's note, the task
-
-    @property
-    def turn(self) -> int:
-        """1-based number of the cycle under way (or next)."""
-        return len(self.records) + 1
-
-    @property
-    def max_turns(self) -> int:
-        return 1 + self.followups
-
-    @property
-    def threshold(self) -> float:
-        return float(self.task.spec.success_threshold)
-
-    def harness_failed(self, exc: BaseException) -> None:
-        self.outcome = LoopOutcome.harness(exc, "attempt")
-
-    def live_step(self, key: str, action: Any) -> None:
-        """Run a live-environment step once per attempt for these inputs (`key`)."""
-        if key not in self.live_done:
-            action()
-            self.live_done.add(key)
 
 
 def provision(s: ClosedLoopAttempt) -> None:
@@ -107,7 +53,7 @@ def provision(s: ClosedLoopAttempt) -> None:
         s.live_step(f"pre_exec:{s.fields['task_hash']}:{s.config.snapshot}", s.env.pre_exec)
         s.task = s.env.task  # that copy, references regenerated, is what is injected and judged
         _start_container(s)
-    s.step = "inject"
+    s.next_stage = INJECT.name
 
 
 def inject(s: ClosedLoopAttempt) -> None:
@@ -123,7 +69,7 @@ def inject(s: ClosedLoopAttempt) -> None:
     if not s.registered:
         _register(s)
     s.ctx.gateway_token = s.role_tokens[EXECUTOR_ROLE]
-    s.step = "executor-turn"
+    s.next_stage = "executor-turn"
 
 
 def provision_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
@@ -162,9 +108,7 @@ def record(s: ClosedLoopAttempt) -> AttemptRow:
         outcome = LoopOutcome.infra(s.package_changed, "package", threshold=s.threshold)
     if s.registered:  # the container was ready: the row names its image
         outcome = outcome.model_copy(update={"image_id": s.image_id})
-    row = _row(s, outcome)
-    s.store.write(row)
-    return row
+    return s.commit(_row(s, outcome))
 
 
 def _start_container(s: ClosedLoopAttempt) -> None:
@@ -191,17 +135,10 @@ def _inject_bound(s: ClosedLoopAttempt) -> float:
     return services * (s.config.service_timeout_s + s.config.service_ready_s) + DEFAULT_BOUND_S
 
 
-def plan(s: ClosedLoopAttempt) -> Stage | None:
-    if s.outcome is not None or s.step is None:
-        return None
-    return _announced({"provision": PROVISION, "inject": INJECT, **TURN_STAGES}[s.step])
-
-
-@functools.cache  # one wrapper per stage: the stage loop tells a stage that did not move by identity
-def _announced(stage: Stage) -> Stage:
+def _announced(stage: Stage[ClosedLoopAttempt]) -> Stage[ClosedLoopAttempt]:
     """The stage, telling the gateway first which run of it begins: the calls of a run it saw
     begin before (a retry) replay the answers already paid for (clawmark/gateway/replay.py)."""
-    def run(s: ClosedLoopAttempt) -> Any:
+    def run(s: ClosedLoopAttempt) -> object:
         if s.registered:
             s.gateway.begin_stage_run(s.attempt_id, stage.run_name(s), replay=stage.retry_safe)
         return stage.run(s)
@@ -213,7 +150,10 @@ PROVISION = Stage("provision", provision, provision_failed)
 INJECT = Stage("inject", inject, provision_failed, bound_s=_inject_bound)
 TEARDOWN = Stage("teardown", teardown, teardown_failed, bound_s=lambda s: 2 * SETUP_MARGIN_S)
 RECORD = Stage("record", record, teardown_failed, bound_s=lambda s: SETUP_MARGIN_S)
-CLOSED_LOOP_STAGES = TrackStages(plan, TEARDOWN, RECORD)
+# provision ─► inject ─► (executor-turn ─► supervise ─► follow-up)…: each names the next on the state
+CLOSED_LOOP_STAGES = TrackStages(
+    plan_by_name({stage.name: _announced(stage) for stage in (PROVISION, INJECT, *TURN_STAGES.values())}),
+    TEARDOWN, RECORD)
 
 
 def _save_claw_usage(s: ClosedLoopAttempt) -> None:
@@ -238,7 +178,7 @@ def _context(s: ClosedLoopAttempt) -> ClawContext:
     )
 
 
-def env_config(s: ClosedLoopAttempt) -> Any:
+def env_config(s: ClosedLoopAttempt) -> TaskEnvConfig:
     c = s.config
     labels = {"clawmark.attempt": s.attempt_id, "clawmark.claw": s.claw.name}
     # a task with gaps was refused before provisioning (clawmark/sweeps/preflight.py)
@@ -249,7 +189,7 @@ def env_config(s: ClosedLoopAttempt) -> Any:
                          executor_user=executor_user_of(runtime_profile(s.task, c.executor)))
 
 
-def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> Any:
+def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> TaskEnv | ProxiedTaskEnv:
     config = env_config(s)
     extra = {k: v for k, v in s.claw.docker_args(ctx).items() if k in ("env", "volumes")}
     if extra:  # a claw running in the container brings its home and environment
@@ -262,7 +202,7 @@ def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> Any:
                    before_services=s.headed.before_services())
 
 
-def role_caps(config: Any) -> dict[str, float]:
+def role_caps(config: ClosedLoopAttemptConfig) -> dict[str, float]:
     """Each role's own cost cap: the executor's (`budgets.cost_usd`) is its alone, each judge
     role has `judge_budget_usd`, so an executor that spends its cap still has its turn judged."""
     judge = config.judge_budget_usd
@@ -271,7 +211,8 @@ def role_caps(config: Any) -> dict[str, float]:
 
 def _register(s: ClosedLoopAttempt) -> None:
     s.role_tokens = register(s.gateway, s.attempt_id, dict(s.models), role_caps(s.config), s.layout.ledger,
-                             params=dict(s.config.model_params), image_model=s.image_model)
+                             params=dict(s.config.model_params), fallback_price=s.config.fallback_price,
+                             image_model=s.image_model)
     s.registered = True
 
 
@@ -286,10 +227,8 @@ def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
     layout.usage.write_text(json.dumps(summary, indent=2, default=str))
     layout.outcome.write_text(outcome.model_dump_json(indent=2))
     return AttemptRow.from_usage(
-        summary, caps=role_caps(config), **s.fields, attempt_id=s.attempt_id, **outcome.row_fields(),
-        wall=s.clock.times(), started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash,
-        scripted_model=is_scripted(s.model), artifacts_dir=str(layout.dir), network_policy=config.network_policy,
-        snapshot_mode=config.snapshot, **row_web_counts(layout.artifacts / "web"), **cross_check,
+        summary, caps=role_caps(config), **s.row_fields(), **outcome.row_fields(),
+        network_policy=config.network_policy, snapshot_mode=config.snapshot, **row_web_counts(layout.artifacts / "web"), **cross_check,
         runtime_profile=runtime_profile(s.task, config.executor), judge_mode=config.judge,
         supervisor_model=s.models["supervisor"],
     )

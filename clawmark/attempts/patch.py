@@ -18,64 +18,37 @@ runs them directly, the sweep flow runs each as a Prefect task (flows/attempt.py
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from clawmark.attempts.credentials import NoCredentials
+from clawmark.attempts.base import claw_identity, claw_image_ref, profile_fields
 from clawmark.attempts.gateway_link import uses_fallback_price
 from clawmark.attempts.model_family import model_for_task
+from clawmark.attempts.patch_config import PatchAttemptConfig
 from clawmark.attempts.patch_stages import PATCH_STAGES, PatchAttempt
 from clawmark.attempts.phases import open_cell
+from clawmark.attempts.seams import AttemptGateway, AttemptStore
 from clawmark.attempts.stages import run_stages
-from clawmark.claws import Budgets, ClawAdapter
-from clawmark.claws.profiles import ProfileUse, claw_for
-from clawmark.gateway.prices import Price
-from clawmark.results import AttemptRow, ResultStore, Track, config_hash
+from clawmark.catalog.swe import SweInstance
+from clawmark.claws import ClawAdapter
+from clawmark.claws.profiles import claw_for
+from clawmark.results import AttemptRow, Track, config_hash
 from clawmark.runtime.images import image_ref
 from clawmark.runtime.recipes import tree_digest
 from clawmark.swe.instance_image import runtime_image_name
 
-
-class PatchAttemptConfig(BaseModel):
-    """The fixed protocol of a patch attempt; saved as config.json with every result."""
-
-    model_config = ConfigDict(hide_input_in_errors=True)  # a refused credential is never echoed
-
-    budgets: Budgets = Field(default_factory=Budgets, description="Claw limits (steps, s, USD).")
-    claw_settings: NoCredentials = Field(default_factory=dict, description="Overrides of the claw's Config.")
-    profile: ProfileUse = Field(default_factory=ProfileUse, description="Protocol profile the claws run under "
-                                "(clawmark.claws.profiles): their versions, prompts, limits and settings.")
-    model_params: NoCredentials = Field(default_factory=dict, description="Fixed model params (cell identity).")
-    deadline_grace_s: float = Field(120.0, description="Host deadline = budgets.seconds + this.")
-    stop_grace_s: float = Field(30.0, gt=0, description="After the host deadline's stop: how long the claw "
-                                "gets to end, and running model calls to drain into the ledger.")
-    executor_user: str | None = Field(
-        None, pattern=r"^\d+(:\d+)?$",
-        description="uid[:gid] the claw runs as in the instance container (/testbed is handed to it); "
-                    "unset = the image's user (root), as SWE-bench's harness runs agents. A claw whose "
-                    "own container settings name a user keeps it.")
-    eval_timeout_s: float = Field(1800.0, description="Limit of the test run in the evaluator.")
-    eval_memory_mb: int | None = Field(None, gt=0, description="Memory of the evaluation container (MB); "
-                                       "unset = the evaluator's default (8192). Tests that exhaust it fail "
-                                       "as tests_oom, a measured failure.")
-    eval_network: Literal["default", "none"] = Field(
-        "default", description="Evaluator network: default = Docker's bridge, as swebench; none = hermetic.")
-    fallback_price: Price | None = Field(
-        None, description="USD per Mtok for models without a known price (rows mark price_fallback); "
-                          "unset, an unpriced model is refused, as the cost cap could not hold.")
+# Re-exported: the patch track's config and identity pieces are imported from here.
+__all__ = ["PatchAttemptConfig", "claw_image_ref", "environment_hash", "identity_fields", "model_for_task",
+           "open_patch_attempt", "profile_fields", "run_patch_attempt"]
 
 
 def run_patch_attempt(
-    instance: Any,
+    instance: SweInstance,
     claw_name: str,
     model: str,
     seed: int,
-    store: ResultStore,
+    store: AttemptStore,
     sweep_id: str,
-    gateway: Any,
+    gateway: AttemptGateway | None,
     *,
     config: PatchAttemptConfig | None = None,
 ) -> AttemptRow:
@@ -85,8 +58,9 @@ def run_patch_attempt(
                       PATCH_STAGES)
 
 
-def open_patch_attempt(instance: Any, claw_name: str, model: str, seed: int, store: ResultStore, sweep_id: str,
-                       gateway: Any, *, config: PatchAttemptConfig | None = None) -> Any:
+def open_patch_attempt(instance: SweInstance, claw_name: str, model: str, seed: int, store: AttemptStore,
+                       sweep_id: str, gateway: AttemptGateway | None, *,
+                       config: PatchAttemptConfig | None = None) -> PatchAttempt:
     """The state of a fresh attempt of the cell (clawmark/attempts/patch_stages.py), its folder
     laid out and its config saved; the stages in PATCH_STAGES run it to its row."""
     claw, config = claw_for(claw_name, config or PatchAttemptConfig())
@@ -98,17 +72,15 @@ def open_patch_attempt(instance: Any, claw_name: str, model: str, seed: int, sto
                         saved_hash=saved_hash, price_fallback=fallback)
 
 
-def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
+def identity_fields(instance: SweInstance, claw: ClawAdapter, model: str, seed: int, sweep_id: str,
                     config: PatchAttemptConfig, environment: str | None = None,
-                    claw_image: str | None = None) -> dict[str, Any]:
+                    claw_image: str | None = None) -> dict[str, object]:
     """The cell's identity. `environment` (`environment_hash(instance)`) and `claw_image`
     (`claw_image_ref(claw)`) are computed here unless the caller has them already (a planner
     keys many cells of one instance or claw)."""
     environment = environment if environment is not None else environment_hash(instance)
-    claw_image = claw_image if claw_image is not None else claw_image_ref(claw)
-    image = {"image": claw_image} if claw_image else {}  # a claw's image layer is part of the claw
     return {
-        "sweep_id": sweep_id,
+        **claw_identity(claw, model, seed, sweep_id, config, claw_image),
         "track": Track.PATCH,
         "task_id": instance.instance_id,
         # The row's content, not where this machine keeps its bundle: same hash on every host.
@@ -116,33 +88,11 @@ def identity_fields(instance: Any, claw: ClawAdapter, model: str, seed: int, swe
                                   "environment": environment}),
         "category": instance.repo,
         "language": instance.language,
-        "claw": claw.name,
-        "claw_version": claw.version,
-        "claw_settings_hash": config_hash({**claw.settings(), "budgets": config.budgets.model_dump(), **image}),
-        **profile_fields(claw),
-        "model": model,
         "model_params_hash": config_hash(config.model_params),
-        "seed": seed,
     }
 
 
-def profile_fields(claw: ClawAdapter) -> dict[str, str]:
-    """The row's record of the protocol profile and what it fixed (the key has them in the settings)."""
-    return {"claw_profile": claw.profile, "claw_profile_fixed": json.dumps(claw.profile_fixed, sort_keys=True)}
-
-
-def claw_image_ref(claw: ClawAdapter) -> str:
-    """The content-hash tag of the claw's image layer (e.g. mini-swe-agent's venv), "" for claws
-    without one: an edited claw recipe re-keys that claw's cells."""
-    if not claw.needs_image_layer:
-        return ""
-    try:
-        return image_ref(claw.needs_image_layer)
-    except Exception as exc:  # noqa: BLE001 - a missing recipe shows at provision, as a typed row
-        return f"unbuildable: {type(exc).__name__}"
-
-
-def environment_hash(instance: Any) -> str:
+def environment_hash(instance: SweInstance) -> str:
     """What decides the instance's container besides its row: the runtime image recipe chain (its
     content-hash tag), the instance's own image recipe folder and the repository bundle, by
     content — so an edited Dockerfile or a rebuilt bundle re-keys the cells, and a moved one
@@ -170,7 +120,7 @@ def _file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _saved_config(instance: Any, claw: ClawAdapter, model: str, seed: int,
-                  config: PatchAttemptConfig) -> dict[str, Any]:
+def _saved_config(instance: SweInstance, claw: ClawAdapter, model: str, seed: int,
+                  config: PatchAttemptConfig) -> dict[str, object]:
     return {"instance_id": instance.instance_id, "claw": claw.settings(), "model": model, "seed": seed,
             "protocol": config.model_dump(mode="json")}

@@ -13,49 +13,49 @@ container; record writes the row, committed last.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from typing import Any
+from collections.abc import Callable
 
+from clawmark.attempts.base import AttemptState
 from clawmark.attempts.gateway_link import close, container_url, executor_cap, host_url, register
 from clawmark.attempts.grading import grade_patch
 from clawmark.attempts.model_family import model_for_task
 from clawmark.attempts.outcome import PatchOutcome, provider_outcome, unreached_outcome
-from clawmark.attempts.phases import PhaseClock, run_cleanup
+from clawmark.attempts.patch_config import PatchAttemptConfig
+from clawmark.attempts.phases import run_cleanup
+from clawmark.attempts.seams import AttemptGateway, AttemptStore
 from clawmark.attempts.session import claw_stopper, end_claw_processes, run_with_deadline
-from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, AttemptStopped, Stage, TrackStages
+from clawmark.attempts.stages import (DEFAULT_BOUND_S, SETUP_MARGIN_S, AttemptStopped, Stage, TrackStages,
+                                      plan_by_name)
 from clawmark.attempts.usage_check import row_cross_check
 from clawmark.attempts.watchdog import turn_watchdog
-from clawmark.claws import ClawContext
-from clawmark.gateway.cassettes import is_scripted
+from clawmark.catalog.swe import SweInstance
+from clawmark.claws import ClawAdapter, ClawContext, TurnResult
 from clawmark.gateway.ledger import summarize_ledger
 from clawmark.runtime.errors import RuntimeFailure
-from clawmark.results import AttemptRow, Status
+from clawmark.results import AttemptLayout, AttemptRow, Status
 from clawmark.results.status import ErrorKind
 from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
+from clawmark.swe.patch import ExtractedPatch
 
 EXECUTOR_ROLE = "executor"
 
 
-class PatchAttempt:
-    """What one patch attempt holds while its stages run; stages read and fill it in order."""
+class PatchAttempt(AttemptState[PatchAttemptConfig, PatchOutcome]):
+    """What one patch attempt holds while its stages run; each stage names the next."""
 
-    def __init__(self, instance: Any, claw: Any, model: str, attempt_id: str, layout: Any, gateway: Any,
-                 config: Any, *, store: Any, fields: dict[str, Any], saved_hash: str, price_fallback: bool):
-        self.instance, self.claw, self.model, self.attempt_id = instance, claw, model, attempt_id
+    outcome_type = PatchOutcome
+
+    def __init__(self, instance: SweInstance, claw: ClawAdapter, model: str, attempt_id: str, layout: AttemptLayout,
+                 gateway: AttemptGateway | None, config: PatchAttemptConfig, *, store: AttemptStore,
+                 fields: dict[str, object], saved_hash: str, price_fallback: bool) -> None:
+        super().__init__(claw, model, attempt_id, layout, gateway, config, store=store, fields=fields,
+                         saved_hash=saved_hash, price_fallback=price_fallback, first_stage=PROVISION.name)
+        self.instance = instance
         self.call_model = model_for_task(model, instance.instance_id)  # the row keeps the family name
-        self.layout, self.gateway, self.config, self.store = layout, gateway, config, store
-        self.fields, self.saved_hash, self.price_fallback = fields, saved_hash, price_fallback
-        self.clock, self.started = PhaseClock(), datetime.now(UTC)
-        self.ctx: ClawContext | None = None
-        self.env: Any = None
-        self.provisioned = self.cleaned_up = False
-        self.turn: Any = None
-        self.patch: Any = None
-        self.image_id: str | None = None
-        self.outcome: PatchOutcome | None = None
-
-    def harness_failed(self, exc: BaseException) -> None:
-        self.outcome = PatchOutcome.harness(exc, "attempt")
+        self.env: InstanceEnv | None = None
+        self.provisioned = False
+        self.turn_result: TurnResult | None = None
+        self.patch: ExtractedPatch | None = None
 
 
 class EvaluatorInfraFailure(RuntimeFailure):
@@ -78,16 +78,18 @@ def provision(s: PatchAttempt) -> None:
     tokens = register(s.gateway, s.attempt_id, {EXECUTOR_ROLE: s.call_model}, _caps(s), s.layout.ledger,
                       params=dict(s.config.model_params), fallback_price=s.config.fallback_price)
     s.ctx.gateway_token = tokens[EXECUTOR_ROLE]  # the attempt's only role: no other token exists
+    s.next_stage = EXECUTOR_TURN.name
 
 
 def executor_turn(s: PatchAttempt) -> None:
     with s.clock.phase("executor"):
-        s.turn = _drive(s, s.ctx)
-    _save_turn(s)
-    ended = (provider_outcome(s.layout.ledger, EXECUTOR_ROLE, 1, s.turn.error_kind)
-             or unreached_outcome(s.layout.ledger, EXECUTOR_ROLE, s.turn, s.claw.calls_model))
+        s.turn_result = turn = _drive(s, s.ctx)
+    _save_turn(s, turn)
+    ended = (provider_outcome(s.layout.ledger, EXECUTOR_ROLE, 1, turn.error_kind)
+             or unreached_outcome(s.layout.ledger, EXECUTOR_ROLE, turn, s.claw.calls_model))
     if ended is not None:
         raise AttemptStopped(ended.error_message or str(ended.status), ended)
+    s.next_stage = EXTRACT.name
 
 
 def extract(s: PatchAttempt) -> None:
@@ -97,7 +99,7 @@ def extract(s: PatchAttempt) -> None:
         patch = extract_patch(s.ctx.sandbox, s.instance.base_commit)
     s.layout.patch.write_text(patch.clean)
     s.layout.raw_patch.write_text(patch.raw)
-    s.patch = patch
+    s.patch, s.next_stage = patch, TEARDOWN.name
 
 
 def teardown(s: PatchAttempt) -> None:
@@ -107,31 +109,33 @@ def teardown(s: PatchAttempt) -> None:
         run_cleanup(s.layout, "delete_agent", lambda: s.claw.delete_agent(s.ctx))
         run_cleanup(s.layout, "teardown", lambda: s.env.__exit__(None, None, None))
         run_cleanup(s.layout, "close", lambda: close(s.gateway, s.attempt_id, drain_s=s.config.stop_grace_s))
-    s.cleaned_up = True
+    s.cleaned_up, s.next_stage = True, EVALUATE.name
 
 
 def evaluate(s: PatchAttempt) -> None:
-    turn = s.turn
+    turn = s.turn_result
     note = None if turn is None or turn.success else f"claw {turn.exit_status}: {turn.error or ''}".strip()
     outcome = grade_patch(s.instance, s.patch, s.claw.name, s.model, s.layout, s.config, s.clock, note)
     if outcome.status is Status.INFRA_ERROR:  # no image, engine trouble: the patch is not to blame
         raise EvaluatorInfraFailure(outcome)
     if turn is not None and turn.timeout:  # still graded, but the row says the claw ran out of time
         outcome = outcome.model_copy(update={"error_kind": ErrorKind.TIMEOUT})
-    s.outcome = outcome
+    s.outcome, s.next_stage = outcome, None
 
 
 def record(s: PatchAttempt) -> AttemptRow:
     outcome = (s.outcome or PatchOutcome.harness(RuntimeError("no stage set an outcome"), "attempt"))
-    row = _row(s, outcome.model_copy(update={"image_id": s.image_id}))
-    s.store.write(row)
-    return row
+    return s.commit(_row(s, outcome.model_copy(update={"image_id": s.image_id})))
 
 
-def _failed_as(phase: str) -> Any:
+def _failed_as(phase: str) -> Callable[[PatchAttempt, BaseException], None]:
     def failed(s: PatchAttempt, exc: BaseException) -> None:
-        known = isinstance(exc, (AttemptStopped, EvaluatorInfraFailure))
-        s.outcome = exc.outcome if known else PatchOutcome.infra(exc, phase)  # type: ignore[attr-defined]
+        if isinstance(exc, EvaluatorInfraFailure):
+            s.outcome = exc.outcome
+        elif isinstance(exc, AttemptStopped) and isinstance(exc.outcome, PatchOutcome):
+            s.outcome = exc.outcome
+        else:
+            s.outcome = PatchOutcome.infra(exc, phase)
 
     return failed
 
@@ -140,7 +144,7 @@ def _teardown_failed(s: PatchAttempt, exc: BaseException) -> None:
     """Only the stage's outer bound can fail it: logged like any clean-up failure (the janitor
     reaps what is left), and the patch already taken is still evaluated."""
     run_cleanup(s.layout, "teardown", lambda: (_ for _ in ()).throw(exc))
-    s.cleaned_up = True
+    s.cleaned_up, s.next_stage = True, EVALUATE.name
 
 
 def _record_failed(s: PatchAttempt, exc: BaseException) -> None:
@@ -160,19 +164,9 @@ EVALUATE = Stage("evaluate", evaluate, _failed_as("evaluate"),
 RECORD = Stage("record", record, _record_failed, bound_s=lambda s: SETUP_MARGIN_S)
 
 
-def plan(s: PatchAttempt) -> Stage | None:
-    if s.outcome is not None:
-        return None
-    if not s.provisioned:
-        return PROVISION
-    if s.turn is None:
-        return EXECUTOR_TURN
-    if s.patch is None:
-        return EXTRACT
-    return EVALUATE if s.cleaned_up else TEARDOWN
-
-
-PATCH_STAGES = TrackStages(plan, TEARDOWN, RECORD)
+# provision ─► executor-turn ─► extract-patch ─► teardown ─► evaluate: each names the next on the state
+PATCH_STAGES = TrackStages(plan_by_name({stage.name: stage for stage in (PROVISION, EXECUTOR_TURN, EXTRACT,
+                                                                          TEARDOWN, EVALUATE)}), TEARDOWN, RECORD)
 
 
 def _context(s: PatchAttempt) -> ClawContext:
@@ -186,7 +180,7 @@ def _context(s: PatchAttempt) -> ClawContext:
     )
 
 
-def _environment(s: PatchAttempt, ctx: ClawContext) -> Any:
+def _environment(s: PatchAttempt, ctx: ClawContext) -> InstanceEnv:
     labels = {"clawmark.attempt": s.attempt_id, "clawmark.claw": s.claw.name}
     wiring = s.claw.docker_args(ctx)
     if s.config.executor_user and not wiring.get("user"):
@@ -194,7 +188,7 @@ def _environment(s: PatchAttempt, ctx: ClawContext) -> Any:
     return InstanceEnv(s.instance, InstanceEnvConfig(**wiring, labels=labels))
 
 
-def _drive(s: PatchAttempt, ctx: ClawContext) -> Any:
+def _drive(s: PatchAttempt, ctx: ClawContext) -> TurnResult:
     claw = s.claw
     claw.post_container_start(ctx)
     claw.create_agent(ctx)
@@ -210,8 +204,8 @@ def _drive(s: PatchAttempt, ctx: ClawContext) -> Any:
     return result
 
 
-def _save_turn(s: PatchAttempt) -> None:
-    (s.layout.logs / "turn-0.json").write_text(s.turn.model_dump_json(indent=2))
+def _save_turn(s: PatchAttempt, turn: TurnResult) -> None:
+    (s.layout.logs / "turn-0.json").write_text(turn.model_dump_json(indent=2))
     usage = s.claw.collect_usage(s.ctx)  # the claw's own figures: a cross-check of the ledger
     if usage is not None:
         # json.dumps keeps NaN (an unpriced cost) as NaN; pydantic's JSON would write null
@@ -225,11 +219,9 @@ def _caps(s: PatchAttempt) -> dict[str, float]:
 def _row(s: PatchAttempt, outcome: PatchOutcome) -> AttemptRow:
     layout = s.layout
     return AttemptRow.from_usage(
-        summarize_ledger(layout.ledger), caps=_caps(s), **s.fields,
+        summarize_ledger(layout.ledger), caps=_caps(s), **s.row_fields(),
         **row_cross_check(layout.logs, layout.ledger),  # the claw's own usage against the ledger
-        attempt_id=s.attempt_id, status=outcome.status, resolution=outcome.resolution,
-        error_kind=outcome.error_kind, error_message=outcome.error_message, turns=outcome.turns,
-        failure_reason=outcome.failure_reason, network_policy=outcome.network_policy, wall=s.clock.times(),
-        started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash, image_id=outcome.image_id,
-        scripted_model=is_scripted(s.model), artifacts_dir=str(layout.dir), price_fallback=s.price_fallback,
+        status=outcome.status, resolution=outcome.resolution, error_kind=outcome.error_kind,
+        error_message=outcome.error_message, turns=outcome.turns, failure_reason=outcome.failure_reason,
+        network_policy=outcome.network_policy, image_id=outcome.image_id,
     )

@@ -1,8 +1,9 @@
 """The stages of an attempt, and the one loop that runs them over an attempt's state.
 
 A track names its stages (`Stage`: a function over the attempt's state, what its failure means
-for the row, whether running it again is fair, its outer deadline) and a `plan` that picks the
-next stage from the state; `run_stages` drives them. How a stage is *called* is the caller's:
+for the row, whether running it again is fair, its outer deadline); each stage names the one that
+comes next on the state (`next_stage`, clawmark/attempts/base.py), and the track's plan is the
+table of its stages by that name (`plan_by_name`); `run_stages` drives them. How a stage is *called* is the caller's:
 directly here (`clawmark run`, tests, benches), as one Prefect task per stage in `flows/attempt.py`
 (retries, timeouts, the UI's view of where an attempt is). Both paths share everything else, so
 the stop order, the typed outcomes and the clean-up are the same whichever runs them.
@@ -16,41 +17,44 @@ harness_error row. Clean-up always runs, directly if the caller's call of it fai
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Generic, TypeVar, cast
 
 import requests
 
+from clawmark.attempts.base import AttemptState, Outcome
 from clawmark.attempts.outcome import infra_exceptions
 from clawmark.errors import Permanent
 from clawmark.gateway.errors import ModelError
+from clawmark.results import AttemptRow
 from clawmark.results.errors import is_disk_full
 from clawmark.swe.errors import ShellStepFailed
 from clawmark.taskenv.errors import ServiceFailed
 
-Caller = Callable[["Stage", Any], Any]
+StateT = TypeVar("StateT", bound=AttemptState)
+Caller = Callable[["Stage[StateT]", StateT], object]
 
 
 class AttemptStopped(Permanent):
     """A stage found how the attempt ends (the provider refused the claw, a judge failed): the
     stage shows failed where stages are shown, and is not run again. `outcome` is the track's."""
 
-    def __init__(self, message: str, outcome: Any) -> None:
+    def __init__(self, message: str, outcome: Outcome) -> None:
         super().__init__(message)
         self.outcome = outcome
 
 
 @dataclass(frozen=True)
-class Stage:
+class Stage(Generic[StateT]):
     name: str
-    run: Callable[[Any], Any]
-    failed: Callable[[Any, BaseException], None]  # records the failure on the state (the row's outcome)
+    run: Callable[[StateT], object]
+    failed: Callable[[StateT, BaseException], None]  # records the failure on the state (the row's outcome)
     retry_safe: bool = True  # False: a rerun would give the claw a second try (executor turns)
-    bound_s: Callable[[Any], float] = lambda state: DEFAULT_BOUND_S  # outer deadline of the whole stage
+    bound_s: Callable[[StateT], float] = lambda state: DEFAULT_BOUND_S  # outer deadline of the whole stage
     per_turn: bool = False  # runs once per executor turn: its runs are named `name[turn]`
 
-    def run_name(self, state: Any) -> str:
+    def run_name(self, state: StateT) -> str:
         return f"{self.name}[{state.turn}]" if self.per_turn else self.name
 
 
@@ -62,13 +66,24 @@ DEFAULT_BOUND_S = 3600.0
 SETUP_MARGIN_S = 300.0
 
 
-class TrackStages(NamedTuple):
-    plan: Callable[[Any], Stage | None]
-    cleanup: Stage
-    record: Stage
+@dataclass(frozen=True)
+class TrackStages(Generic[StateT]):
+    plan: Callable[[StateT], Stage[StateT] | None]
+    cleanup: Stage[StateT]
+    record: Stage[StateT]  # its run returns the committed row
 
 
-def call_directly(stage: Stage, state: Any) -> Any:
+def plan_by_name(stages: Mapping[str, Stage[StateT]]) -> Callable[[StateT], Stage[StateT] | None]:
+    """A track's plan: the stage the state names next, none once the outcome is known."""
+    def plan(state: StateT) -> Stage[StateT] | None:
+        if state.outcome is not None or state.next_stage is None:
+            return None
+        return stages[state.next_stage]
+
+    return plan
+
+
+def call_directly(stage: Stage[StateT], state: StateT) -> object:
     return stage.run(state)
 
 
@@ -76,7 +91,7 @@ def expected_failures() -> tuple[type[BaseException], ...]:
     return (*infra_exceptions(), ModelError, AttemptStopped)
 
 
-def run_stages(state: Any, track: TrackStages, call: Caller = call_directly) -> Any:
+def run_stages(state: StateT, track: TrackStages[StateT], call: Caller[StateT] = call_directly) -> AttemptRow:
     """Every stage the track's plan picks, then its clean-up (always), then its record (whose
     result, the committed row, is returned)."""
     plan, cleanup, record, last = track.plan, track.cleanup, track.record, None
@@ -95,10 +110,10 @@ def run_stages(state: Any, track: TrackStages, call: Caller = call_directly) -> 
     finally:
         if not state.cleaned_up:
             _clean_up(state, cleanup, call)
-    return call(record, state)
+    return cast(AttemptRow, call(record, state))  # the record stage's run returns the committed row
 
 
-def _clean_up(state: Any, cleanup: Stage, call: Caller) -> None:
+def _clean_up(state: StateT, cleanup: Stage[StateT], call: Caller[StateT]) -> None:
     try:
         call(cleanup, state)
     except BaseException:  # noqa: BLE001 - the caller failed (its orchestrator, a timeout): clean up here

@@ -119,3 +119,50 @@ def test_flows_use_no_private_name_of_another_flow_module(tmp_path):
     shared.write_text("from flows.sweep import _store, headline\nfrom flows import sweep as local\n"
                       "import flows.sweep\nlocal._engine_back(1)\nflows.sweep._x\nlocal.__name__\n")
     assert _private_uses_across_flows(shared) == ["flows.sweep._store", "flows.sweep._x", "local._engine_back"]
+
+
+def test_every_place_commands_run_is_one_exec_target(tmp_path):
+    """The four classes that run commands share the one seam (runtime/exec_target.py), checked on
+    their classes (a runtime_checkable protocol asks only for the methods), and a host shell runs
+    through it for real."""
+    from clawmark.runtime.exec_target import ExecTarget, ForwardsToSandbox, NotStarted
+    from clawmark.runtime.sandbox import Sandbox
+    from clawmark.swe.environment import InstanceEnv
+    from clawmark.swe.shell import HostShell
+    from clawmark.taskenv import TaskEnv
+    from clawmark.webproxy import ProxiedTaskEnv
+
+    members = ("exec", "read_file", "write_file")
+    for kind in (Sandbox, HostShell, TaskEnv, InstanceEnv, ProxiedTaskEnv):
+        assert all(callable(getattr(kind, name, None)) for name in members), kind.__name__
+    shell = HostShell(tmp_path)
+    assert isinstance(shell, ExecTarget) and not isinstance(object(), ExecTarget)
+    shell.write_file(str(tmp_path / "note"), b"hi", 0o600)
+    assert shell.exec(["cat", "note"], timeout_s=10).stdout == "hi" and shell.read_file(str(tmp_path / "note")) == b"hi"
+    assert shell.exec("echo $X", timeout_s=10, env={"X": "y"}).stdout == "y\n"
+    try:
+        InstanceEnv(None).exec("true", timeout_s=1)  # not started: refused, naming the environment
+        raise AssertionError("an environment without a container ran a command")
+    except NotStarted as exc:
+        assert "InstanceEnv" in str(exc)
+    assert issubclass(InstanceEnv, ForwardsToSandbox) and issubclass(TaskEnv, ForwardsToSandbox)
+
+
+def test_an_attempt_is_written_against_its_seams():
+    """What an attempt asks of the gateway and the store is the protocols of attempts/seams.py,
+    and the real gateway and store have every method of them; both tracks share one state base."""
+    from clawmark.attempts.base import AttemptConfig, AttemptState
+    from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
+    from clawmark.attempts.closed_loop_state import ClosedLoopAttempt
+    from clawmark.attempts.patch import PatchAttemptConfig
+    from clawmark.attempts.patch_stages import PatchAttempt
+    from clawmark.attempts.seams import AttemptGateway, AttemptStore
+    from clawmark.gateway.server import GatewayServer
+    from clawmark.results.store import ResultStore
+
+    for protocol, concrete in ((AttemptGateway, GatewayServer), (AttemptStore, ResultStore)):
+        wanted = [name for name in vars(protocol) if not name.startswith("_")]
+        assert wanted and all(callable(getattr(concrete, name, None)) for name in wanted), concrete.__name__
+    assert issubclass(PatchAttempt, AttemptState) and issubclass(ClosedLoopAttempt, AttemptState)
+    assert issubclass(PatchAttemptConfig, AttemptConfig) and issubclass(ClosedLoopAttemptConfig, AttemptConfig)
+    assert "fallback_price" in ClosedLoopAttemptConfig.model_fields
