@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.watchdog import EXIT_STATUS
+from clawmark.catalog.task import ClosedLoopTask
 from clawmark.judge.outcome import Cycle, TurnGate, completion_gate, next_action, resolve_outcome
 from clawmark.results.status import Status
 
@@ -45,7 +46,7 @@ class CycleRecord(BaseModel):
         return self.stop
 
 
-def resolve(records: list[CycleRecord], task: Any) -> LoopOutcome:
+def resolve(records: list[CycleRecord], task: ClosedLoopTask) -> LoopOutcome:
     last = records[-1]
     out = resolve_outcome([r.cycle for r in records], task, stop=last.stop, failure_reason=last.failure_reason)
     error = last.cycle.error is not None and out.status is last.cycle.error

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from clawmark.claws.transcripts import read_transcript
 from clawmark.results.transcript import TranscriptMessage, save
@@ -23,5 +22,5 @@ def visible_messages(cycle_folder: Path) -> list[TranscriptMessage]:
     return messages
 
 
-def write_json(path: Path, payload: Any) -> None:
+def write_json(path: Path, payload: object) -> None:
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=str), encoding="utf-8")

@@ -35,7 +35,7 @@ def refuse_credentials(value: dict[str, Any]) -> dict[str, Any]:
 NoCredentials = Annotated[dict[str, Any], AfterValidator(refuse_credentials)]
 
 
-def _credential_paths(value: Any, path: str = "") -> list[str]:
+def _credential_paths(value: object, path: str = "") -> list[str]:
     if isinstance(value, dict):
         return [hit for key, item in value.items()
                 for hit in ([f"{path}{key}"] if SECRET_NAME.search(str(key).lower().replace("-", "_")) else [])

@@ -12,9 +12,12 @@ import shutil
 from typing import Any
 
 from clawmark.attempts.outcome import PatchOutcome
+from clawmark.attempts.patch_config import PatchAttemptConfig
 from clawmark.attempts.phases import PhaseClock
+from clawmark.catalog.swe import SweInstance
 from clawmark.results import AttemptLayout, Resolution, Status
-from clawmark.swe.evaluate import EvalConfig, evaluate_prediction
+from clawmark.swe.evaluate import EvalConfig, EvalOutcome, evaluate_prediction
+from clawmark.swe.patch import ExtractedPatch
 from clawmark.swe.predictions import Prediction, upsert_prediction
 
 PREDICTIONS_FILE = "predictions.jsonl"
@@ -39,8 +42,8 @@ def model_name_or_path(claw: str, model: str) -> str:
     return f"{claw}__{model}"
 
 
-def grade_patch(instance: Any, patch: Any, claw: str, model: str, layout: AttemptLayout, config: Any,
-                clock: PhaseClock, claw_note: str | None) -> PatchOutcome:
+def grade_patch(instance: SweInstance, patch: ExtractedPatch, claw: str, model: str, layout: AttemptLayout,
+                config: PatchAttemptConfig, clock: PhaseClock, claw_note: str | None) -> PatchOutcome:
     """Evaluate the patch; ``claw_note`` (how the claw's turn went wrong, if it did) is kept in
     the row's message because the patch is graded whatever stopped the claw. ``config`` may set
     ``eval_network`` ("default" / "none") and ``eval_max_output_bytes``."""
@@ -69,7 +72,7 @@ def patch_outcome(outcome: Any, claw_note: str | None = None) -> PatchOutcome:
     )
 
 
-def _eval_config(config: Any) -> Any:
+def _eval_config(config: PatchAttemptConfig) -> EvalConfig:
     extra = {key: getattr(config, f"eval_{key}") for key in ("network", "max_output_bytes", "memory_mb")
              if getattr(config, f"eval_{key}", None) is not None}
     return EvalConfig(timeout_s=config.eval_timeout_s, reuse_reports=False, **extra)
@@ -80,7 +83,7 @@ def _message(claw_note: str | None, outcome: Any) -> str | None:
     return "; ".join(part for part in parts if part) or None
 
 
-def _keep_artifacts(outcome: Any, layout: AttemptLayout) -> None:
+def _keep_artifacts(outcome: EvalOutcome, layout: AttemptLayout) -> None:
     """report.json and the test log at the layout's well-known names."""
     folder = layout.dir / "eval" / outcome.instance_id
     if (folder / "report.json").is_file():

@@ -114,6 +114,8 @@ def teardown(s: PatchAttempt) -> None:
 
 def evaluate(s: PatchAttempt) -> None:
     turn = s.turn_result
+    if s.patch is None:  # the plan runs evaluate only after extract-patch: a bug of ours if not
+        raise RuntimeError("evaluate before the patch was taken")
     note = None if turn is None or turn.success else f"claw {turn.exit_status}: {turn.error or ''}".strip()
     outcome = grade_patch(s.instance, s.patch, s.claw.name, s.model, s.layout, s.config, s.clock, note)
     if outcome.status is Status.INFRA_ERROR:  # no image, engine trouble: the patch is not to blame

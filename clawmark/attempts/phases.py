@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
-from clawmark.results import AttemptRow, PhaseTimes
+from clawmark.attempts.seams import AttemptStore
+from clawmark.results import AttemptLayout, AttemptRow, PhaseTimes
 from clawmark.runtime.owner import open_scope
 
 
@@ -29,7 +29,7 @@ class PhaseClock:
         return PhaseTimes(**self.seconds, total=time.monotonic() - self.start)
 
 
-def run_cleanup(layout: Any, step: str, action: Any) -> None:
+def run_cleanup(layout: AttemptLayout, step: str, action: Callable[[], object]) -> None:
     """Clean-up always runs and never hides the attempt's outcome; failures are logged in
     `logs/cleanup-errors.txt` (the janitor reaps what a failed teardown leaves)."""
     try:
@@ -39,7 +39,8 @@ def run_cleanup(layout: Any, step: str, action: Any) -> None:
             log.write(f"{step}: {type(exc).__name__}: {exc}\n")
 
 
-def open_cell(store: Any, sweep_id: str, fields: dict[str, Any], saved_config: Any) -> tuple[Any, str, str]:
+def open_cell(store: AttemptStore, sweep_id: str, fields: dict[str, object],
+              saved_config: dict[str, object]) -> tuple[AttemptLayout, str, str]:
     """(layout, attempt id, config hash) of a fresh attempt of the cell `fields` names: its key
     computed from the identity, its artifact folder emptied and laid out, its config saved; the
     containers the attempt creates in this context are labelled with its sweep, cell and attempt."""

@@ -29,7 +29,9 @@ from pydantic import BaseModel, Field
 from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
 from clawmark.attempts.patch import model_for_task
 from clawmark.attempts.rejudge_cell import RejudgeError, judged_turns, rejudge_attempt
+from clawmark.attempts.seams import AttemptGateway
 from clawmark.catalog import load_task, load_tasks
+from clawmark.catalog.task import ClosedLoopTask
 from clawmark.results import AttemptRow, ResultStore, Track, config_hash
 from clawmark.results.identity import cell_key_from_hashes
 from clawmark.results.layout import check_name
@@ -64,7 +66,7 @@ def default_sweep_id(source: str, model: str) -> str:
     return f"{source}--rejudge-{slug}"
 
 
-def rejudge_sweep(store: ResultStore, config: RejudgeConfig, gateway: Any,
+def rejudge_sweep(store: ResultStore, config: RejudgeConfig, gateway: AttemptGateway,
                   on_cell: Callable[[CellRejudged], None] | None = None) -> list[CellRejudged]:
     """Judge every closed-loop attempt of the source sweep again; one new row per judged attempt."""
     target = config.target()
@@ -102,7 +104,7 @@ def source_of(store: ResultStore, sweep_id: str) -> str | None:
 
 
 def _rejudge_one(store: ResultStore, source: AttemptRow, config: RejudgeConfig, target: str, pinned: str,
-                 tasks: _TaskSource, gateway: Any) -> CellRejudged:
+                 tasks: _TaskSource, gateway: AttemptGateway) -> CellRejudged:
     supervisor = model_for_task(config.supervisor_model, source.task_id)
     fields = {"sweep_id": target, "model_params_hash": config_hash({"rejudge_of": source.model_params_hash,
                                                                     "supervisor": supervisor})}
@@ -166,7 +168,8 @@ class _TaskSource:
     def __init__(self, tasks_dir: Path | None):
         self.tasks_dir, self._tree = tasks_dir, None
 
-    def task(self, row: AttemptRow, saved: dict[str, Any], protocol: Any, folder: Path) -> Any:
+    def task(self, row: AttemptRow, saved: dict[str, Any], protocol: ClosedLoopAttemptConfig,
+             folder: Path) -> ClosedLoopTask:
         if self.tasks_dir is not None:
             self._tree = self._tree or {t.task_id: t for t in load_tasks(self.tasks_dir)}
             if row.task_id not in self._tree:

@@ -25,16 +25,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from clawmark.attempts.closed_loop_config import ClosedLoopAttemptConfig
 from clawmark.attempts.closed_loop_judging import decide_turn, turn_evidence
+from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
-from clawmark.attempts.gateway_link import host_url, register
 from clawmark.attempts.closed_loop_transcript import visible_messages, write_json
+from clawmark.attempts.gateway_link import host_url, register
+from clawmark.attempts.seams import AttemptGateway
+from clawmark.catalog.task import ClosedLoopTask
 from clawmark.claws import TurnResult
 from clawmark.gateway.ledger import summarize_ledger
-from clawmark.judge.chat import gateway_chat, role_settings
+from clawmark.judge.chat import ChatFn, gateway_chat, role_settings
 from clawmark.judge.checks import CheckResult, check_image, run_checks
 from clawmark.judge.outcome import error_status
-from clawmark.results import AttemptRow, Status, is_error
+from clawmark.results import AttemptLayout, AttemptRow, Status, is_error
 from clawmark.results.usage import RoleUsage
 
 SUPERVISOR_ROLE = "supervisor"
@@ -67,8 +71,9 @@ def judged_turns(source_dir: Path) -> list[Path]:
     return judged
 
 
-def rejudge_attempt(source: AttemptRow, source_dir: Path, task: Any, protocol: Any, *, layout: Any, gateway: Any,
-                    supervisor: str, fields: dict[str, Any], config_hash: str) -> AttemptRow:
+def rejudge_attempt(source: AttemptRow, source_dir: Path, task: ClosedLoopTask, protocol: ClosedLoopAttemptConfig, *,
+                    layout: AttemptLayout, gateway: AttemptGateway, supervisor: str, fields: dict[str, Any],
+                    config_hash: str) -> AttemptRow:
     """The new row of `source` judged by `supervisor` (a resolved model name); its folder is `layout`."""
     turns = judged_turns(source_dir)
     if not turns:
@@ -89,8 +94,8 @@ def rejudge_attempt(source: AttemptRow, source_dir: Path, task: Any, protocol: A
                 config_hash=config_hash, started=started, judge_s=time.monotonic() - began)
 
 
-def _judge_turns(source: AttemptRow, turns: list[Path], task: Any, protocol: Any, layout: Any,
-                 chat: Any, *, cut: bool) -> list[CycleRecord]:
+def _judge_turns(source: AttemptRow, turns: list[Path], task: ClosedLoopTask, protocol: ClosedLoopAttemptConfig,
+                 layout: AttemptLayout, chat: ChatFn, *, cut: bool) -> list[CycleRecord]:
     """`cut`: the executor began another turn after the last judged one, and the world ended it
     (the source's error status): a judge that continues past the last judged turn meets it."""
     max_turns, followups = 1 + task.spec.codex.max_user_followups, task.spec.codex.max_user_followups
@@ -129,8 +134,8 @@ def _start(source: AttemptRow, saved: Path, index: int, last: bool) -> CycleReco
     return CycleRecord.start(index, result, global_cut=global_cut)
 
 
-def _supervise(record: CycleRecord, folder: Path, task: Any, protocol: Any, chat: Any, web_dir: Path, *,
-               turn: int, max_turns: int) -> None:
+def _supervise(record: CycleRecord, folder: Path, task: ClosedLoopTask, protocol: ClosedLoopAttemptConfig,
+               chat: ChatFn, web_dir: Path, *, turn: int, max_turns: int) -> None:
     """The supervise stage's judging (attempts/closed_loop_judging.py) over the saved turn."""
     saved_checks = folder / "checks.json"
     if saved_checks.is_file():
@@ -147,7 +152,8 @@ def _supervise(record: CycleRecord, folder: Path, task: Any, protocol: Any, chat
         record.fail_with(error_status(exc), f"judge: {type(exc).__name__}: {exc}", type(exc).__name__)
 
 
-def _supervisor_chat(gateway: Any, attempt_id: str, task: Any, supervisor: str, token: str) -> Any:
+def _supervisor_chat(gateway: AttemptGateway, attempt_id: str, task: ClosedLoopTask, supervisor: str,
+                     token: str) -> ChatFn:
     """The host-side judge client over the new attempt's supervisor route (the gateway pins the model)."""
     settings = role_settings(task, SUPERVISOR_ROLE, supervisor)
     return gateway_chat(host_url(gateway, attempt_id, SUPERVISOR_ROLE), supervisor, token=token, **settings.params())
@@ -162,8 +168,8 @@ def _copy_inputs(saved: Path, folder: Path) -> None:
             shutil.copy2(source, folder / name)
 
 
-def _row(source: AttemptRow, outcome: Any, layout: Any, fields: dict[str, Any], *, attempt_id: str, supervisor: str,
-         config_hash: str, started: datetime, judge_s: float) -> AttemptRow:
+def _row(source: AttemptRow, outcome: LoopOutcome, layout: AttemptLayout, fields: dict[str, Any], *, attempt_id: str,
+         supervisor: str, config_hash: str, started: datetime, judge_s: float) -> AttemptRow:
     summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
     layout.usage.write_text(json.dumps(summary, indent=2, default=str))
     layout.outcome.write_text(outcome.model_dump_json(indent=2))
@@ -186,7 +192,7 @@ def _read_text(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
-def _read_json(path: Path, default: Any) -> Any:
+def _read_json(path: Path, default: object) -> Any:
     if not path.is_file():
         return default
     try:

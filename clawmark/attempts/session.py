@@ -9,11 +9,12 @@ import contextvars
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 from clawmark.attempts.gateway_link import close
-from clawmark.attempts.watchdog import EXIT_STATUS
+from clawmark.attempts.seams import AttemptGateway
+from clawmark.attempts.watchdog import EXIT_STATUS, Watchdog
 from clawmark.claws import ClawAdapter, ClawContext, TurnResult
+from clawmark.runtime.exec_target import ExecTarget
 from clawmark.runtime.sandbox import Sandbox
 
 WATCH_EVERY_S = 1.0  # how often the watchdog looks at the ledger while the turn runs
@@ -26,13 +27,13 @@ class ClawDidNotStop(RuntimeError):
 
 def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
                       stop: Callable[[], None] | None = None, grace_s: float = 30.0,
-                      watchdog: Any = None) -> TurnResult:
+                      watchdog: Watchdog | None = None) -> TurnResult:
     """Run ``work()`` in a thread. Past the deadline, or when ``watchdog`` (a
     clawmark.attempts.watchdog.Watchdog) fires, ``stop()`` ends the claw (its processes killed,
     its host-side loop asked to stop, its calls cut at the gateway) and the thread is joined: a
     timeout result comes back only once nothing of the claw runs any more. A thread still alive
     after ``grace_s`` raises ClawDidNotStop."""
-    box: dict[str, Any] = {}
+    box: dict[str, TurnResult | BaseException] = {}
 
     def target() -> None:
         try:
@@ -64,7 +65,7 @@ def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
     return box["result"]
 
 
-def _join_watched(thread: threading.Thread, deadline_s: float, watchdog: Any) -> str | None:
+def _join_watched(thread: threading.Thread, deadline_s: float, watchdog: Watchdog | None) -> str | None:
     """Join ``thread`` until it ends, the deadline passes (None) or the watchdog fires (its reason)."""
     if watchdog is None:
         thread.join(deadline_s)
@@ -77,7 +78,7 @@ def _join_watched(thread: threading.Thread, deadline_s: float, watchdog: Any) ->
     return None
 
 
-def claw_stopper(claw: ClawAdapter, ctx: ClawContext, gateway: Any = None,
+def claw_stopper(claw: ClawAdapter, ctx: ClawContext, gateway: AttemptGateway | None = None,
                  attempt_id: str | None = None) -> Callable[[], None]:
     """What ends a claw at its deadline, for every kind of claw: its own stop hook (host-side
     loops), a kill of every process in its container (claws and tools inside), and — when the
@@ -118,7 +119,7 @@ true
 """
 
 
-def end_claw_processes(sandbox: Any) -> None:
+def end_claw_processes(sandbox: ExecTarget | None) -> None:
     """SIGKILL the claw, its tools and whatever they started in the background, keeping the
     container itself alive for the patch. Only a real container: a test double's host is left alone."""
     if isinstance(sandbox, Sandbox):

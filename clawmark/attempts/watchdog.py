@@ -16,8 +16,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
+from clawmark.claws import ClawAdapter, ClawContext
 from clawmark.gateway.ledger import read_ledger
 
 Reason = Literal["silence", "stall", "steps"]
@@ -84,7 +85,7 @@ class _LedgerCalls:
         return self.count
 
 
-def turn_watchdog(claw: Any, ctx: Any, role: str = "executor") -> Watchdog | None:
+def turn_watchdog(claw: ClawAdapter, ctx: ClawContext, role: str = "executor") -> Watchdog | None:
     """The watch of a claw's turn from its budgets; None for a claw that calls no model or with
     no ledger to watch."""
     budgets = ctx.budgets
