@@ -1,6 +1,6 @@
 """Pieces of the closed-loop attempt that need no container: which model each role gets, the
-visible trajectory read from what a claw leaves behind, and the outcome's row fields (0-based
-best turn, NaN for errors, the error text kept)."""
+visible trajectory read from what a claw leaves behind, the outcome's row fields (0-based
+best turn, NaN for errors, the error text kept), and its registration's fallback price."""
 
 from __future__ import annotations
 
@@ -9,16 +9,22 @@ import math
 
 import pytest
 
-from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, role_models
+from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, open_closed_loop_attempt, role_models
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
+from clawmark.attempts.closed_loop_stages import _register
 from clawmark.attempts.closed_loop_transcript import visible_messages
 from clawmark.catalog import load_task
 from clawmark.catalog.task import RoleOverride
 from clawmark.claws import TurnResult
+from clawmark.claws.chat import chat_completion
+from clawmark.gateway.ledger import read_ledger
+from clawmark.gateway.prices import Price, UnpricedModel
+from clawmark.gateway.server import GatewayConfig, GatewayServer
 from clawmark.judge.decision import Decision
-from clawmark.results import Status
+from clawmark.results import ResultStore, Status
 from clawmark.results.transcript import load as load_transcript
 from clawmark.settings import PROJECT_ROOT
+from tests.unit.gateway_fakes import FakeUpstream
 
 FIXTURE = PROJECT_ROOT / "tests" / "fixtures" / "closed_loop" / "fx_101_sum"
 
@@ -89,3 +95,35 @@ def test_an_error_cycle_keeps_its_message_and_scores_nan(task):
     assert (fields["status"], fields["failure_reason"], fields["best_turn"]) == (
         Status.INFRA_ERROR, "supervisor_invalid", None)
     assert math.isnan(fields["score"]) and fields["error_message"] == "supervisor: garbage twice"
+
+
+def test_a_closed_loop_attempt_is_priced_by_its_fallback_as_a_patch_attempt_is(task, tmp_path):
+    """The shared attempt config gives the closed-loop track a fallback price: its registration
+    (attempts/gateway_link.register, as the patch track's) prices every role's unpriced model with
+    it, and the row says so; without one the gateway refuses the capped unpriced route."""
+    unpriced, fallback = "openai/house-model-7b", Price(input=2.0, output=8.0)
+    store = ResultStore(tmp_path / "results")
+    with FakeUpstream() as upstream, GatewayServer(GatewayConfig(ledger_dir=tmp_path)) as gateway:
+        params = {"api_base": upstream.base_url}
+        refused = open_closed_loop_attempt(task, "reference", unpriced, 0, store, "unit", gateway,
+                                           config=ClosedLoopAttemptConfig(model_params=params))
+        assert refused.price_fallback is False
+        with pytest.raises(UnpricedModel, match="house-model-7b"):
+            _register(refused)
+        config = ClosedLoopAttemptConfig(model_params=params, fallback_price=fallback)
+        state = open_closed_loop_attempt(task, "reference", unpriced, 0, store, "unit", gateway, config=config)
+        assert state.price_fallback is True and state.next_stage == "provision"
+        _register(state)
+        chat_completion(gateway.base_url(state.attempt_id, "supervisor"), "anything",
+                        [{"role": "user", "content": "hi"}], token=state.role_tokens["supervisor"])
+        gateway.close_attempt(state.attempt_id, drain_s=5.0)
+    (record,) = read_ledger(state.layout.ledger)
+    assert record.role == "supervisor" and record.cost_usd == pytest.approx((1000 * 2.0 + 100 * 8.0) / 1e6)
+
+
+def test_fields_the_closed_loop_protocol_gained_change_no_pin_while_at_their_defaults():
+    """stop_grace_s and fallback_price came with the shared base: at their defaults the saved and
+    pinned protocol is the one sweeps pinned before them; set, they are part of it."""
+    assert not {"stop_grace_s", "fallback_price"} & set(ClosedLoopAttemptConfig().protocol_dump())
+    assert ClosedLoopAttemptConfig(stop_grace_s=5).protocol_dump()["stop_grace_s"] == 5
+    assert ClosedLoopAttemptConfig().stop_grace_s == 30.0 and ClosedLoopAttemptConfig().deadline_grace_s == 30.0
