@@ -228,7 +228,8 @@ def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
     layout.outcome.write_text(outcome.model_dump_json(indent=2))
     return AttemptRow.from_usage(
         summary, caps=role_caps(config), **s.row_fields(), **outcome.row_fields(),
-        network_policy=config.network_policy, snapshot_mode=config.snapshot, **row_web_counts(layout.artifacts / "web"), **cross_check,
+        network_policy=config.network_policy, snapshot_mode=config.snapshot,
+        **row_web_counts(layout.artifacts / "web"), **cross_check,
         runtime_profile=runtime_profile(s.task, config.executor), judge_mode=config.judge,
         supervisor_model=s.models["supervisor"],
     )
