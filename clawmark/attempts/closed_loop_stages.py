@@ -24,7 +24,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from clawmark.attempts.closed_loop_cycle import TURN_STAGES
-from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.closed_loop_prompt import first_message
 from clawmark.attempts.gateway_link import VISION_SUFFIX, container_url, host_url, register, unregister
 from clawmark.attempts.phases import PhaseClock, run_cleanup
@@ -34,7 +33,7 @@ from clawmark.catalog.credentials import executor_credentials, user_credentials
 from clawmark.claws import ClawContext
 from clawmark.gateway.cassettes import is_scripted
 from clawmark.gateway.ledger import summarize_ledger
-from clawmark.results import AttemptRow, Status
+from clawmark.results import AttemptRow, ClosedLoopOutcome, Status
 from clawmark.taskenv import TaskEnv
 from clawmark.taskenv.config import TaskEnvConfig, executor_user_of, runtime_profile
 from clawmark.taskenv.errors import PreExecFailed
@@ -64,7 +63,7 @@ class ClosedLoopAttempt:
         self.container_up = self.registered = self.agent_created = self.cleaned_up = False
         self.live_done: set[str] = set()  # keys of live-environment steps already run
         self.step: str | None = "provision"
-        self.outcome: LoopOutcome | None = None
+        self.outcome: ClosedLoopOutcome | None = None
         self.package_changed: PackageChanged | None = None
         spec = task.spec
         self.followups = spec.codex.max_user_followups
@@ -90,7 +89,7 @@ class ClosedLoopAttempt:
         return float(self.task.spec.success_threshold)
 
     def harness_failed(self, exc: BaseException) -> None:
-        self.outcome = LoopOutcome.harness(exc, "attempt")
+        self.outcome = ClosedLoopOutcome.harness(exc, "attempt")
 
     def live_step(self, key: str, action: Any) -> None:
         """Run a live-environment step once per attempt for these inputs (`key`)."""
@@ -128,9 +127,9 @@ def inject(s: ClosedLoopAttempt) -> None:
 
 def provision_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
     if isinstance(exc, PreExecFailed):
-        s.outcome = LoopOutcome.infra(exc, "pre_exec", Status.PRE_EXEC_FAILED, threshold=s.threshold)
+        s.outcome = ClosedLoopOutcome.infra(exc, "pre_exec", Status.PRE_EXEC_FAILED, threshold=s.threshold)
     else:  # ServiceFailed, no image, engine: typed by name in the row
-        s.outcome = LoopOutcome.infra(exc, "provision", threshold=s.threshold)
+        s.outcome = ClosedLoopOutcome.infra(exc, "provision", threshold=s.threshold)
 
 
 def teardown(s: ClosedLoopAttempt) -> None:
@@ -157,9 +156,9 @@ def teardown_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
 
 
 def record(s: ClosedLoopAttempt) -> AttemptRow:
-    outcome = s.outcome or LoopOutcome.harness(RuntimeError("no stage set an outcome"), "attempt")
+    outcome = s.outcome or ClosedLoopOutcome.harness(RuntimeError("no stage set an outcome"), "attempt")
     if s.package_changed is not None:  # the cell key no longer names what ran: an error, rerunnable
-        outcome = LoopOutcome.infra(s.package_changed, "package", threshold=s.threshold)
+        outcome = ClosedLoopOutcome.infra(s.package_changed, "package", threshold=s.threshold)
     if s.registered:  # the container was ready: the row names its image
         outcome = outcome.model_copy(update={"image_id": s.image_id})
     row = _row(s, outcome)
@@ -279,7 +278,7 @@ def _unregister(s: ClosedLoopAttempt) -> None:
     unregister(s.gateway, s.attempt_id)
 
 
-def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
+def _row(s: ClosedLoopAttempt, outcome: ClosedLoopOutcome) -> AttemptRow:
     layout, config = s.layout, s.config
     summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
     cross_check = row_cross_check(layout.logs, layout.ledger)  # never costs the row
