@@ -227,9 +227,7 @@ def _row(s: PatchAttempt, outcome: PatchOutcome) -> AttemptRow:
     return AttemptRow.from_usage(
         summarize_ledger(layout.ledger), caps=_caps(s), **s.fields,
         **row_cross_check(layout.logs, layout.ledger),  # the claw's own usage against the ledger
-        attempt_id=s.attempt_id, status=outcome.status, resolution=outcome.resolution,
-        error_kind=outcome.error_kind, error_message=outcome.error_message, turns=outcome.turns,
-        failure_reason=outcome.failure_reason, network_policy=outcome.network_policy, wall=s.clock.times(),
-        started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash, image_id=outcome.image_id,
+        attempt_id=s.attempt_id, **outcome.row_fields(), wall=s.clock.times(),
+        started_at=s.started, finished_at=datetime.now(UTC), config_hash=s.saved_hash,
         scripted_model=is_scripted(s.model), artifacts_dir=str(layout.dir), price_fallback=s.price_fallback,
     )
