@@ -18,13 +18,15 @@ import time
 from pathlib import Path
 
 from clawmark.catalog import load_instances
+from clawmark.results.status import Status
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.settings import TASKS_CATALOG
 from clawmark.swe.eval_script import make_eval_script
-from clawmark.swe.evaluate import NETWORKS, EvalConfig, EvalStatus
+from clawmark.swe.evaluate import NETWORKS, EvalConfig
 from clawmark.swe.evaluation_run import evaluate_run
 from clawmark.swe.instance_image import instance_image
 from clawmark.swe.predictions import Prediction
+from clawmark.swe.summary_status import summary_status
 
 LABELS = {"clawmark.bench": "patch_eval"}
 
@@ -71,11 +73,11 @@ def _report(instances, floor: dict[str, float], run, ours: float, target: float,
     for instance in instances:
         outcome = run.outcomes[instance.instance_id]
         print(f"  {instance.instance_id:44s} bare script {floor[instance.instance_id]:6.2f}s   "
-              f"evaluate {outcome.durations.get('total', float('nan')):6.2f}s   {outcome.status.value}")
+              f"evaluate {outcome.durations.get('total', float('nan')):6.2f}s   {summary_status(outcome).value}")
     stages = ("image", "provision", "apply", "eval", "grade", "total")
     sums = {stage: sum(o.durations.get(stage, 0.0) for o in run.outcomes.values()) for stage in stages}
     print("  summed per stage: " + ", ".join(f"{stage} {sums[stage]:.2f}s" for stage in stages))
-    unresolved = [iid for iid, o in run.outcomes.items() if o.status is not EvalStatus.RESOLVED]
+    unresolved = [iid for iid, o in run.outcomes.items() if o.status is not Status.RESOLVED]
     ratio = ours / sum(floor.values())
     print(f"  sum of bare eval scripts (floor)   {sum(floor.values()):7.2f} s")
     print(f"  evaluate_run wall time             {ours:7.2f} s")

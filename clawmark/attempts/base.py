@@ -17,9 +17,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.credentials import NoCredentials
-from clawmark.attempts.outcome import PatchOutcome
 from clawmark.attempts.phases import PhaseClock
 from clawmark.attempts.seams import AttemptGateway, AttemptStore
 from clawmark.claws import Budgets, ClawAdapter, ClawContext
@@ -27,6 +25,7 @@ from clawmark.claws.profiles import ProfileUse
 from clawmark.gateway.cassettes import is_scripted
 from clawmark.gateway.prices import Price
 from clawmark.results import AttemptLayout, AttemptRow, config_hash
+from clawmark.results.outcome import ClosedLoopOutcome, PatchOutcome
 from clawmark.runtime.images import image_ref
 
 
@@ -49,8 +48,8 @@ class AttemptConfig(BaseModel):
 
 
 ConfigT = TypeVar("ConfigT", bound=AttemptConfig)
-OutcomeT = TypeVar("OutcomeT", PatchOutcome, LoopOutcome)
-Outcome = PatchOutcome | LoopOutcome  # what a stage that ends the attempt carries (AttemptStopped)
+OutcomeT = TypeVar("OutcomeT", PatchOutcome, ClosedLoopOutcome)
+Outcome = PatchOutcome | ClosedLoopOutcome  # what a stage that ends the attempt carries (AttemptStopped)
 
 
 class AttemptState(Generic[ConfigT, OutcomeT]):

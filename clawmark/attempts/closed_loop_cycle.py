@@ -16,7 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from clawmark.attempts.closed_loop_judging import follow_up as write_follow_up, supervise as judge, wants_follow_up
-from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
 from clawmark.attempts.closed_loop_state import ClosedLoopAttempt
 from clawmark.attempts.closed_loop_transcript import visible_messages
@@ -27,6 +26,7 @@ from clawmark.attempts.watchdog import turn_watchdog
 from clawmark.claws import ClawAdapter, ClawContext, TurnResult
 from clawmark.gateway.ledger import read_ledger
 from clawmark.judge.outcome import error_status, turn_error_status
+from clawmark.results.outcome import ClosedLoopOutcome
 from clawmark.results.status import Status
 from clawmark.runtime.sandbox import Sandbox
 
@@ -54,7 +54,7 @@ def executor_turn_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
     if isinstance(exc, AttemptStopped):
         return  # the stop order has already closed the cycle
     if not s.agent_created:  # the claw could not be set up: no turn was taken
-        s.outcome = LoopOutcome.infra(exc, "claw", threshold=s.threshold)
+        s.outcome = ClosedLoopOutcome.infra(exc, "claw", threshold=s.threshold)
         return
     record = CycleRecord.start(s.turn - 1, None, global_cut=False)  # container gone, claw could not be driven
     _close(s, record.fail_with(Status.INFRA_ERROR, f"claw: {type(exc).__name__}: {exc}", type(exc).__name__))

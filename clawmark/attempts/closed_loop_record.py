@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.watchdog import EXIT_STATUS
 from clawmark.catalog.task import ClosedLoopTask
 from clawmark.judge.outcome import Cycle, TurnGate, completion_gate, next_action, resolve_outcome
+from clawmark.results.outcome import ClosedLoopOutcome
 from clawmark.results.status import Status
 
 HOST_STOPS = frozenset(EXIT_STATUS.values())
@@ -46,14 +46,10 @@ class CycleRecord(BaseModel):
         return self.stop
 
 
-def resolve(records: list[CycleRecord], task: ClosedLoopTask) -> LoopOutcome:
+def resolve(records: list[CycleRecord], task: ClosedLoopTask) -> ClosedLoopOutcome:
+    """The judge's outcome, with what only the attempt knows: which stop ended it and the error text."""
     last = records[-1]
     out = resolve_outcome([r.cycle for r in records], task, stop=last.stop, failure_reason=last.failure_reason)
     error = last.cycle.error is not None and out.status is last.cycle.error
-    return LoopOutcome(
-        status=out.status, error_kind=out.error_kind, stop_reason=str(last.stop or ""),
-        score=out.score, threshold=float(task.spec.success_threshold), turns=out.turns,
-        followups_used=max(0, out.turns - 1), best_turn=None if out.best_turn is None else out.best_turn - 1,
-        turn_scores=out.turn_scores, checks_passed=out.checks_passed, checks_total=out.checks_total,
-        leak_flags=out.leak_flags, followup_leak_blocked=out.followup_leak_blocked, failure_reason=out.failure_reason,
-        error_message=last.error_message if error else None)
+    return out.model_copy(update={"stop_reason": str(last.stop or ""),
+                                  "error_message": last.error_message if error else None})

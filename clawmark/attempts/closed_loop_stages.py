@@ -22,7 +22,6 @@ import json
 
 from clawmark.attempts.closed_loop_config import ClosedLoopAttemptConfig
 from clawmark.attempts.closed_loop_cycle import TURN_STAGES
-from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.attempts.closed_loop_state import ClosedLoopAttempt
 from clawmark.attempts.gateway_link import VISION_SUFFIX, container_url, host_url, register, unregister
 from clawmark.attempts.phases import run_cleanup
@@ -31,7 +30,7 @@ from clawmark.attempts.usage_check import CLAW_USAGE_FILE, row_cross_check
 from clawmark.catalog.credentials import executor_credentials, user_credentials
 from clawmark.claws import ClawContext
 from clawmark.gateway.ledger import summarize_ledger
-from clawmark.results import AttemptRow, Status
+from clawmark.results import AttemptRow, ClosedLoopOutcome, Status
 from clawmark.taskenv import TaskEnv
 from clawmark.taskenv.config import TaskEnvConfig, executor_user_of, runtime_profile
 from clawmark.taskenv.errors import PreExecFailed
@@ -74,9 +73,9 @@ def inject(s: ClosedLoopAttempt) -> None:
 
 def provision_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
     if isinstance(exc, PreExecFailed):
-        s.outcome = LoopOutcome.infra(exc, "pre_exec", Status.PRE_EXEC_FAILED, threshold=s.threshold)
+        s.outcome = ClosedLoopOutcome.infra(exc, "pre_exec", Status.PRE_EXEC_FAILED, threshold=s.threshold)
     else:  # ServiceFailed, no image, engine: typed by name in the row
-        s.outcome = LoopOutcome.infra(exc, "provision", threshold=s.threshold)
+        s.outcome = ClosedLoopOutcome.infra(exc, "provision", threshold=s.threshold)
 
 
 def teardown(s: ClosedLoopAttempt) -> None:
@@ -103,9 +102,9 @@ def teardown_failed(s: ClosedLoopAttempt, exc: BaseException) -> None:
 
 
 def record(s: ClosedLoopAttempt) -> AttemptRow:
-    outcome = s.outcome or LoopOutcome.harness(RuntimeError("no stage set an outcome"), "attempt")
+    outcome = s.outcome or ClosedLoopOutcome.harness(RuntimeError("no stage set an outcome"), "attempt")
     if s.package_changed is not None:  # the cell key no longer names what ran: an error, rerunnable
-        outcome = LoopOutcome.infra(s.package_changed, "package", threshold=s.threshold)
+        outcome = ClosedLoopOutcome.infra(s.package_changed, "package", threshold=s.threshold)
     if s.registered:  # the container was ready: the row names its image
         outcome = outcome.model_copy(update={"image_id": s.image_id})
     return s.commit(_row(s, outcome))
@@ -220,7 +219,7 @@ def _unregister(s: ClosedLoopAttempt) -> None:
     unregister(s.gateway, s.attempt_id)
 
 
-def _row(s: ClosedLoopAttempt, outcome: LoopOutcome) -> AttemptRow:
+def _row(s: ClosedLoopAttempt, outcome: ClosedLoopOutcome) -> AttemptRow:
     layout, config = s.layout, s.config
     summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
     cross_check = row_cross_check(layout.logs, layout.ledger)  # never costs the row

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from clawmark.attempts.base import AttemptState
 from clawmark.attempts.closed_loop_config import ClosedLoopAttemptConfig
-from clawmark.attempts.closed_loop_outcome import LoopOutcome
+from clawmark.results.outcome import ClosedLoopOutcome
 from clawmark.attempts.closed_loop_prompt import first_message
 from clawmark.attempts.closed_loop_record import CycleRecord
 from clawmark.attempts.seams import AttemptGateway, AttemptStore
@@ -24,10 +24,10 @@ from clawmark.taskenv.package import PackageChanged
 from clawmark.webproxy import ProxiedTaskEnv
 
 
-class ClosedLoopAttempt(AttemptState[ClosedLoopAttemptConfig, LoopOutcome]):
+class ClosedLoopAttempt(AttemptState[ClosedLoopAttemptConfig, ClosedLoopOutcome]):
     """One closed-loop attempt's state; each stage names the next (`next_stage`)."""
 
-    outcome_type = LoopOutcome
+    outcome_type = ClosedLoopOutcome
 
     def __init__(self, task: ClosedLoopTask, claw: ClawAdapter, models: dict[str, str], attempt_id: str,
                  layout: AttemptLayout, gateway: AttemptGateway | None, config: ClosedLoopAttemptConfig, *,

@@ -1,41 +1,22 @@
 """Grade the patch a claw left: prediction line, fresh-container evaluation, report.json.
 
-Evaluator statuses map onto row statuses by who caused them (clawmark.results.status): what the
-patch can cause (apply failure, tests past the deadline, a fault in the test region, no usable
-result, an output flood) is a measured failure, `resolved = False` and in every denominator;
-a missing image, an engine or container failure, or a row we cannot evaluate is an error row
-(NaN). The evaluator's `failure_reason` and network are copied to the row."""
+The evaluator's outcome is the row's (clawmark.swe.evaluate.EvalOutcome is a PatchOutcome): its
+status already says who caused it (clawmark.results.status), its `failure_reason` and network
+go to the row as they are."""
 
 from __future__ import annotations
 
 import shutil
-from typing import Any
 
-from clawmark.attempts.outcome import PatchOutcome
 from clawmark.attempts.patch_config import PatchAttemptConfig
 from clawmark.attempts.phases import PhaseClock
 from clawmark.catalog.swe import SweInstance
-from clawmark.results import AttemptLayout, Resolution, Status
+from clawmark.results import AttemptLayout, PatchOutcome
 from clawmark.swe.evaluate import EvalConfig, EvalOutcome, evaluate_prediction
 from clawmark.swe.patch import ExtractedPatch
 from clawmark.swe.predictions import Prediction, upsert_prediction
 
 PREDICTIONS_FILE = "predictions.jsonl"
-
-_STATUS = {
-    "resolved": (Status.RESOLVED, None),
-    "unresolved": (Status.UNRESOLVED, None),
-    "empty_patch": (Status.EMPTY_PATCH, None),
-    "apply_failed": (Status.APPLY_FAILED, None),
-    "eval_timeout": (Status.EVAL_FAILED, None),
-    "no_result": (Status.EVAL_FAILED, None),
-    "output_flood": (Status.EVAL_FAILED, None),
-    "eval_error": (Status.EVAL_ERROR, None),
-    "infra_error": (Status.INFRA_ERROR, None),
-    "image_missing": (Status.INFRA_ERROR, None),
-}
-_RESOLUTION = {"RESOLVED_FULL": Resolution.FULL, "RESOLVED_PARTIAL": Resolution.PARTIAL,
-               "RESOLVED_NO": Resolution.NO}
 
 
 def model_name_or_path(claw: str, model: str) -> str:
@@ -58,18 +39,9 @@ def grade_patch(instance: SweInstance, patch: ExtractedPatch, claw: str, model: 
     return patch_outcome(outcome, claw_note)
 
 
-def patch_outcome(outcome: Any, claw_note: str | None = None) -> PatchOutcome:
-    """The row's outcome for one evaluator outcome (clawmark.swe.evaluate.EvalOutcome)."""
-    status, kind = _STATUS[outcome.status.value]
-    return PatchOutcome(
-        status=status,
-        error_kind=kind,
-        resolution=_RESOLUTION.get(outcome.resolution or ""),
-        error_message=_message(claw_note, outcome),
-        turns=1,
-        failure_reason=outcome.failure_reason.value if outcome.failure_reason else None,
-        network_policy=outcome.network_policy,
-    )
+def patch_outcome(outcome: EvalOutcome, claw_note: str | None = None) -> PatchOutcome:
+    """The row's outcome: the evaluator's, one turn, and the claw's note in the message."""
+    return outcome.model_copy(update={"turns": 1, "error_message": _message(claw_note, outcome)})
 
 
 def _eval_config(config: PatchAttemptConfig) -> EvalConfig:
@@ -78,8 +50,8 @@ def _eval_config(config: PatchAttemptConfig) -> EvalConfig:
     return EvalConfig(timeout_s=config.eval_timeout_s, reuse_reports=False, **extra)
 
 
-def _message(claw_note: str | None, outcome: Any) -> str | None:
-    parts = (claw_note, None if outcome.status.graded else outcome.detail)
+def _message(claw_note: str | None, outcome: EvalOutcome) -> str | None:
+    parts = (claw_note, None if outcome.graded else outcome.detail)
     return "; ".join(part for part in parts if part) or None
 
 

@@ -1,7 +1,7 @@
-"""Typed outcome of one patch attempt, before it becomes an AttemptRow.
+"""Who is to blame when a patch attempt fails before its patch is graded.
 
-Who is to blame decides the status: a failure of the infrastructure (engine, provider outage,
-rate limit, a leaking instance) is an error status with NaN score — never an unresolved
+A failure of the infrastructure (engine, provider outage, rate limit, a leaking instance) is an
+error outcome (clawmark.results.outcome.PatchOutcome) with NaN score, never an unresolved
 instance; what the claw and model did (any patch, even after a step limit or a model refusal)
 is graded by the tests."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from pydantic import BaseModel
 
 from clawmark.errors import Infra
 from clawmark.gateway.ledger import UsageRecord, read_ledger
-from clawmark.results.status import ErrorKind, Resolution, Status
+from clawmark.results.outcome import PatchOutcome
+from clawmark.results.status import ErrorKind, Status
 
 # ModelError kinds (clawmark.gateway.errors) that end a claw turn through no fault of the claw.
 INFRA_MODEL_ERRORS: dict[str, Status] = {
@@ -23,29 +23,6 @@ INFRA_MODEL_ERRORS: dict[str, Status] = {
     "upstream_unavailable": Status.INFRA_ERROR,
     "auth_error": Status.INFRA_ERROR,
 }
-
-
-class PatchOutcome(BaseModel):
-    """What the attempt established; ``status`` is the row's status."""
-
-    status: Status
-    resolution: Resolution | None = None
-    error_kind: ErrorKind | None = None
-    error_message: str | None = None
-    turns: int | None = None
-    image_id: str | None = None
-    failure_reason: str | None = None  # finer than status (clawmark.results.status.FailureReason)
-    network_policy: str | None = None  # the evaluator's network, when the patch was evaluated
-
-    @classmethod
-    def infra(cls, exc: BaseException, phase: str) -> PatchOutcome:
-        return cls(status=Status.INFRA_ERROR, error_kind=ErrorKind.INFRA,
-                   error_message=f"{phase}: {type(exc).__name__}: {exc}")
-
-    @classmethod
-    def harness(cls, exc: BaseException, phase: str) -> PatchOutcome:
-        return cls(status=Status.HARNESS_ERROR, error_kind=ErrorKind.HARNESS,
-                   error_message=f"{phase}: {type(exc).__name__}: {exc}")
 
 
 def infra_exceptions() -> tuple[type[BaseException], ...]:

@@ -223,7 +223,5 @@ def _row(s: PatchAttempt, outcome: PatchOutcome) -> AttemptRow:
     return AttemptRow.from_usage(
         summarize_ledger(layout.ledger), caps=_caps(s), **s.row_fields(),
         **row_cross_check(layout.logs, layout.ledger),  # the claw's own usage against the ledger
-        status=outcome.status, resolution=outcome.resolution, error_kind=outcome.error_kind,
-        error_message=outcome.error_message, turns=outcome.turns, failure_reason=outcome.failure_reason,
-        network_policy=outcome.network_policy, image_id=outcome.image_id,
+        **outcome.row_fields(),
     )

@@ -27,7 +27,7 @@ from typing import Any
 
 from clawmark.attempts.closed_loop_config import ClosedLoopAttemptConfig
 from clawmark.attempts.closed_loop_judging import decide_turn, turn_evidence
-from clawmark.attempts.closed_loop_outcome import LoopOutcome
+from clawmark.results.outcome import ClosedLoopOutcome
 from clawmark.attempts.closed_loop_record import CycleRecord, resolve
 from clawmark.attempts.closed_loop_transcript import visible_messages, write_json
 from clawmark.attempts.gateway_link import host_url, register
@@ -168,7 +168,7 @@ def _copy_inputs(saved: Path, folder: Path) -> None:
             shutil.copy2(source, folder / name)
 
 
-def _row(source: AttemptRow, outcome: LoopOutcome, layout: AttemptLayout, fields: dict[str, Any], *, attempt_id: str,
+def _row(source: AttemptRow, outcome: ClosedLoopOutcome, layout: AttemptLayout, fields: dict[str, Any], *, attempt_id: str,
          supervisor: str, config_hash: str, started: datetime, judge_s: float) -> AttemptRow:
     summary = summarize_ledger(layout.ledger) if layout.ledger.is_file() else {}
     layout.usage.write_text(json.dumps(summary, indent=2, default=str))

@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 import typer
 
 from clawmark.claws.base import Budgets
+from clawmark.results.outcome import best_turn_of_row
 
 ROW_FIELDS = ("task_id", "claw", "model", "seed", "status", "resolved", "resolution", "error_kind",
               "error_message", "cell_key", "attempt_id", "artifacts_dir")
@@ -229,7 +230,7 @@ def _print_row(row: Any, as_json: bool, fields: tuple[str, ...] = ROW_FIELDS) ->
 
     table = Table("field", "value", title=f"attempt {row.attempt_id}")
     for name in fields:
-        table.add_row(name, str(data.get(name)))
+        table.add_row(name, str(_for_people(name, data.get(name))))
     roles = ("executor", "supervisor", "user_simulator") if fields is CLOSED_LOOP_FIELDS else ("executor",)
     for role in roles:
         usage = data["usage"].get(role, {})
@@ -237,6 +238,12 @@ def _print_row(row: Any, as_json: bool, fields: tuple[str, ...] = ROW_FIELDS) ->
     table.add_row("cost_usd", f"{row.cost_usd:.6f}")
     table.add_row("wall total s", f"{row.wall.total:.1f}")
     console().print(table)
+
+
+def _for_people(field: str, value: object) -> object:
+    """A row value as the table shows it: turns count from 1, as `clawmark show` counts them
+    (--json prints the row as stored, its best_turn column 0-based)."""
+    return best_turn_of_row(value) if field == "best_turn" and isinstance(value, int) else value
 
 
 def _preflight(models: list[str]) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import typer
 
+from clawmark.results.outcome import best_turn_of_row
 from clawmark.results.transcript import TranscriptMessage, load, render
 
 FEEDBACK_CHARS = 400
@@ -114,7 +115,7 @@ def _footer(attempt_dir: Path) -> str:
     lines = ["\n── outcome ──",
              f"  status {outcome.get('status')}, passed {row.get('passed')}, score {outcome.get('score')} "
              f"(threshold {outcome.get('threshold')}), best turn "
-             f"{'-' if outcome.get('best_turn') is None else outcome['best_turn'] + 1}, stop: {outcome.get('stop_reason')}"]
+             f"{best_turn_of_row(row.get('best_turn')) or '-'}, stop: {outcome.get('stop_reason')}"]
     if outcome.get("error_message"):
         lines.append(f"  error: {outcome['error_message']}")
     for role, totals in usage.items():

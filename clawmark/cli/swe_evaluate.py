@@ -50,6 +50,7 @@ def _run(rows, by_id, run_id: str, out: Path | None, timeout: float, workers: in
     from clawmark.settings import settings
     from clawmark.swe.evaluate import EvalConfig
     from clawmark.swe.evaluation_run import evaluate_run
+    from clawmark.swe.summary_status import summary_status
 
     run_id = run_id or datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = out or settings().home / "swe-eval"
@@ -62,8 +63,8 @@ def _run(rows, by_id, run_id: str, out: Path | None, timeout: float, workers: in
 
         def done(outcome) -> None:
             reason = f" [{outcome.failure_reason.value}]" if outcome.failure_reason else ""
-            progress.console.print(f"{outcome.instance_id}: {outcome.status.value}{reason}"
-                                   + (f" ({outcome.detail})" if outcome.detail and not outcome.status.graded else ""))
+            progress.console.print(f"{outcome.instance_id}: {summary_status(outcome).value}{reason}"
+                                   + (f" ({outcome.detail})" if outcome.detail and not outcome.graded else ""))
             progress.advance(task)
 
         return evaluate_run(rows, by_id, run_id, out, workers, EvalConfig(timeout_s=timeout, network=network),

@@ -72,7 +72,7 @@ def _print_table(instance_id: str, result: Any) -> None:
         console.print(f"{instance_id}: [bold yellow]no result[/] ({result.no_result_reason.value}{exit_code})")
         return
     colour = "green" if result.resolved else "red"
-    console.print(f"{instance_id}: [bold {colour}]resolved={result.resolved}[/] {result.resolution.value}{exit_code}")
+    console.print(f"{instance_id}: [bold {colour}]resolved={result.resolved}[/] {result.resolution.swebench}{exit_code}")
     table = Table("list", "test", "outcome")
     for category, lists in result.tests_status.items():
         for outcome in ("success", "failure"):

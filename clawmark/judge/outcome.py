@@ -12,7 +12,8 @@ Outcome: score = best final score over the turns (NaN when none or an error); `p
 score ≥ threshold and the status is neither an error (then None) nor executor_incomplete —
 the boolean every count uses. Defect 2: a status `pass` whose score misses the threshold
 becomes `fail`, so no row says pass with passed false (passed may be true on a later fail or
-budget_exhausted: an earlier turn reached the threshold).
+budget_exhausted: an earlier turn reached the threshold). The outcome is the row's
+(clawmark.results.outcome.ClosedLoopOutcome), its best turn counted from 1.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from clawmark.judge.decision import Decision
 from clawmark.judge.simulator import SimulatorFailed
 from clawmark.judge.supervisor import SupervisorFailed
 from clawmark.runtime.errors import RuntimeFailure
-from clawmark.results.status import DEFAULT_ERROR_KIND, ErrorKind, Status, is_error
+from clawmark.results.outcome import ClosedLoopOutcome
+from clawmark.results.status import DEFAULT_ERROR_KIND, Status, is_error
 
 GateReason = Literal["stopped", "pending_tool_call", "length", "timeout", "global_timeout", "error", "empty"]
 _GATE_REASON: dict[str, GateReason] = {"timeout": "timeout", "limit": "length", "error": "error", "empty": "empty"}
@@ -57,21 +59,6 @@ class Cycle(BaseModel):
     checks: list[CheckResult] = Field(default_factory=list)
     leak_flags: list[str] = Field(default_factory=list)
     leak_blocked: int = Field(0, ge=0, description="Follow-up drafts the leak audit stopped (never sent).")
-
-
-class ClosedLoopOutcome(BaseModel):
-    status: Status
-    error_kind: ErrorKind
-    passed: bool | None
-    score: float = Field(description="Best final score; NaN when unscored or an error.")
-    best_turn: int | None
-    turn_scores: list[float]
-    turns: int
-    failure_reason: str | None = None
-    checks_passed: int | None = Field(None, description="Of the best turn (the last one when unscored).")
-    checks_total: int | None = None
-    leak_flags: list[str] = Field(default_factory=list)
-    followup_leak_blocked: int = Field(0, description="Follow-up drafts the leak audit stopped, over all turns.")
 
 
 def completion_gate(turn: TurnResult, *, pending_tool_call: bool = False, global_timeout: bool = False) -> TurnGate:
@@ -145,7 +132,8 @@ def resolve_outcome(cycles: list[Cycle], task: ClosedLoopTask, *, stop: Status |
     judged = cycles[best_turn - 1] if best_turn else (cycles[-1] if cycles else None)
     return ClosedLoopOutcome(
         status=status, error_kind=DEFAULT_ERROR_KIND[status], passed=passed,
-        score=math.nan if is_error(status) else best, best_turn=best_turn, turn_scores=scores, turns=len(cycles),
+        score=math.nan if is_error(status) else best, threshold=float(threshold), best_turn=best_turn,
+        turn_scores=scores, turns=len(cycles), followups_used=max(0, len(cycles) - 1),
         failure_reason=failure_reason or _reason(cycles, status),
         checks_passed=sum(c.passed for c in judged.checks) if judged and judged.checks else None,
         checks_total=len(judged.checks) if judged and judged.checks else None,

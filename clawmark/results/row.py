@@ -101,7 +101,8 @@ class AttemptRow(BaseModel):
     failure_reason: str | None = Field(
         None, description="Why a measured failure or an error happened, finer than status "
         "(e.g. tests_timeout, log_unusable, output_flood); null for a clean verdict.")
-    best_turn: NonNegativeInt | None = Field(None, description="Closed-loop: 0-based turn of the best score.")
+    best_turn: NonNegativeInt | None = Field(None, description="Closed-loop: 0-based turn of the best score "
+                                          "(people read it from 1: clawmark.results.outcome.best_turn_of_row).")
     turn_scores: str | None = Field(None, description="Closed-loop: JSON list of the score per turn (NaN = unscored).")
     checks_passed: NonNegativeInt | None = Field(None, description="Closed-loop: executable checks that passed.")
     checks_total: NonNegativeInt | None = Field(None, description="Closed-loop: executable checks run.")

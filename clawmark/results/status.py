@@ -69,11 +69,27 @@ class ErrorKind(StrEnum):
 
 
 class Resolution(StrEnum):
-    """SWE-bench resolution of a graded patch."""
+    """SWE-bench resolution of a graded patch, as rows store it; SWE-bench's own files and
+    functions spell it `RESOLVED_FULL`..., translated here and only here (`swebench`, and
+    reading a swebench spelling back)."""
 
     FULL = "FULL"
     PARTIAL = "PARTIAL"
     NO = "NO"
+
+    @property
+    def swebench(self) -> str:
+        """swebench's spelling (`get_resolution_status`, report files): RESOLVED_FULL..."""
+        return f"{SWEBENCH_RESOLUTION_PREFIX}{self.value}"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Resolution | None:
+        if isinstance(value, str) and value.startswith(SWEBENCH_RESOLUTION_PREFIX):
+            return cls.__members__.get(value.removeprefix(SWEBENCH_RESOLUTION_PREFIX))
+        return None
+
+
+SWEBENCH_RESOLUTION_PREFIX = "RESOLVED_"
 
 
 _SHARED = frozenset({Status.RATE_LIMIT, Status.INFRA_ERROR, Status.HARNESS_ERROR})
@@ -128,7 +144,6 @@ DEFAULT_ERROR_KIND: dict[Status, ErrorKind] = {
     Status.RUNNING: ErrorKind.MISSING,
     Status.MISSING: ErrorKind.MISSING,
 }
-
 
 
 class FailureReason(StrEnum):

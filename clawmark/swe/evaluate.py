@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import time
-from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,43 +28,23 @@ from pydantic import BaseModel, Field
 
 from clawmark.swe.apply import apply_patch
 from clawmark.swe.errors import InstanceUnbuildable, SweRunError
-from clawmark.results.status import FailureReason
+from clawmark.results.outcome import PatchOutcome
+from clawmark.results.status import FailureReason, Status
 from clawmark.runtime.errors import ContainerGone, ImageBuildFailed, ImageMissing, RuntimeFailure
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.swe.eval_region import RegionFiles, ScriptHasNoMarkers, harness_script, run_harness_script
 from clawmark.swe.eval_script import EvalScriptError, make_eval_script
-from clawmark.swe.grading import grade, region_markers
+from clawmark.swe.grading import NoResult, grade, region_markers
 from clawmark.swe.history import REPO_DIR
 from clawmark.swe.instance_image import instance_image
 from clawmark.swe.parsers import LogParserError
 from clawmark.swe.parsers.base import MAX_LOG_CHARS
 from clawmark.swe.report import instance_report, write_instance_report
+from clawmark.swe.summary_status import summary_status
 
 WORK_DIR = "/tmp/clawmark-eval"
 PATCH_FILE, LOG_FILE, TEST_OUTPUT_FILE, EVAL_FILE = "patch.diff", "run_instance.log", "test_output.txt", "eval.sh"
 REPORT_FILE = "report.json"
-
-
-class EvalStatus(str, Enum):
-    RESOLVED = "resolved"
-    UNRESOLVED = "unresolved"  # graded: the model's patch did not (fully) fix it
-    EMPTY_PATCH = "empty_patch"  # nothing to run
-    APPLY_FAILED = "apply_failed"  # no command of the chain applied the patch
-    EVAL_TIMEOUT = "eval_timeout"  # the eval script ran past its deadline (measured: tests_timeout)
-    NO_RESULT = "no_result"  # the log gives no usable result (measured: failure_reason says why)
-    OUTPUT_FLOOD = "output_flood"  # the eval script's output is over the size limit (measured)
-    EVAL_ERROR = "eval_error"  # the row cannot be evaluated (no eval script nor test_cmd): an error
-    INFRA_ERROR = "infra_error"  # engine, container, build or git trouble: not the model's fault
-    IMAGE_MISSING = "image_missing"  # the row's image is absent and cannot be built here
-
-    @property
-    def graded(self) -> bool:
-        return self in (EvalStatus.RESOLVED, EvalStatus.UNRESOLVED)
-
-    @property
-    def measured(self) -> bool:
-        """The outcome says something about the patch: it counts as not resolved unless RESOLVED."""
-        return self not in (EvalStatus.EVAL_ERROR, EvalStatus.INFRA_ERROR, EvalStatus.IMAGE_MISSING)
 
 
 # NoResult reason of the grader → failure_reason of the row (all caused by what the patch runs).
@@ -95,19 +74,24 @@ class EvalConfig(BaseModel):
     reuse_reports: bool = Field(True, description="Reuse an existing report.json made for the same patch.")
 
 
-class EvalOutcome(BaseModel):
-    """How one prediction's evaluation ended."""
+class EvalOutcome(PatchOutcome):
+    """How one prediction's evaluation ended, row-ready: `status` in the rows' vocabulary
+    (clawmark.results.status); `failure_reason` tells the measured failures apart (finer than
+    status; None for a clean grade). SWE-bench's run-summary names come from
+    clawmark.swe.summary_status, the one translation."""
 
     instance_id: str
-    status: EvalStatus
-    resolution: str | None = Field(None, description="RESOLVED_FULL / RESOLVED_PARTIAL / RESOLVED_NO when graded.")
+    failure_reason: FailureReason | None = None
+    no_result_reason: NoResult | None = Field(None, description="Why the grader found no result in the log.")
     report: dict[str, Any] | None = Field(None, description="The SWE-bench report.json content when graded.")
     log_path: Path | None = Field(None, description="The saved test log (test_output.txt).")
     apply_method: str | None = None
     detail: str | None = Field(None, description="Why it ended this way, for non-graded statuses.")
-    failure_reason: FailureReason | None = Field(None, description="Finer than status; None for a clean grade.")
-    network_policy: str | None = Field(None, description="EvalConfig.network of the container that ran it.")
     durations: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
+
+    @property
+    def graded(self) -> bool:
+        return self.status in (Status.RESOLVED, Status.UNRESOLVED)
 
 
 def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | Path,
@@ -117,7 +101,7 @@ def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | P
     folder = Path(out_dir) / instance.instance_id
     iid, started = instance.instance_id, time.monotonic()
     if model_patch is None or not model_patch.strip():
-        return EvalOutcome(instance_id=iid, status=EvalStatus.EMPTY_PATCH, detail="empty or None model_patch",
+        return EvalOutcome(instance_id=iid, status=Status.EMPTY_PATCH, detail="empty or None model_patch",
                            failure_reason=FailureReason.EMPTY_PATCH)
     folder.mkdir(parents=True, exist_ok=True)
     reused = _reused_outcome(folder, iid, model_patch) if config.reuse_reports else None
@@ -137,20 +121,20 @@ def _evaluate_guarded(instance, model_patch, folder, config, progress) -> EvalOu
     try:
         return _evaluate_in_container(instance, model_patch, folder, config, progress)
     except (EvalScriptError, ScriptHasNoMarkers, LogParserError) as exc:  # the row cannot be evaluated
-        return _failed(folder, iid, EvalStatus.EVAL_ERROR, str(exc), FailureReason.EVAL_SCRIPT_MISSING)
+        return _failed(folder, iid, Status.EVAL_ERROR, str(exc), FailureReason.EVAL_SCRIPT_MISSING)
     except ImageBuildFailed as exc:  # a subclass of ImageMissing, but a broken recipe is infra
-        return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}",
+        return _failed(folder, iid, Status.INFRA_ERROR, f"{type(exc).__name__}: {exc}",
                        FailureReason.IMAGE_BUILD_FAILED)
     except (ImageMissing, InstanceUnbuildable) as exc:  # incl. InstanceImageMissing, or removed since the check
-        return _failed(folder, iid, EvalStatus.IMAGE_MISSING, str(exc), FailureReason.IMAGE_MISSING)
+        return _failed(folder, iid, Status.INFRA_ERROR, str(exc), FailureReason.IMAGE_MISSING)
     except ContainerGone as exc:
         if getattr(exc.result, "timed_out", False):  # the tests outlived the deadline and the kill
-            return _failed(folder, iid, EvalStatus.EVAL_TIMEOUT, str(exc), FailureReason.TESTS_TIMEOUT)
-        return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}",
+            return _failed(folder, iid, Status.EVAL_FAILED, str(exc), FailureReason.TESTS_TIMEOUT)
+        return _failed(folder, iid, Status.INFRA_ERROR, f"{type(exc).__name__}: {exc}",
                        FailureReason.CONTAINER_GONE)
     except (RuntimeFailure, SweRunError, OSError, docker.errors.DockerException,
             requests.exceptions.RequestException) as exc:
-        return _failed(folder, iid, EvalStatus.INFRA_ERROR, f"{type(exc).__name__}: {exc}",
+        return _failed(folder, iid, Status.INFRA_ERROR, f"{type(exc).__name__}: {exc}",
                        FailureReason.ENGINE_ERROR)
 
 
@@ -165,7 +149,7 @@ def _evaluate_in_container(instance, model_patch, folder: Path, config: EvalConf
         watch.lap("apply")
         (folder / LOG_FILE).write_text(f"image: {image}\nnetwork: {config.network}\n{applied.log}\n")
         if not applied.applied:
-            return EvalOutcome(instance_id=iid, status=EvalStatus.APPLY_FAILED, durations=watch.laps,
+            return EvalOutcome(instance_id=iid, status=Status.APPLY_FAILED, durations=watch.laps,
                                failure_reason=FailureReason.APPLY_FAILED,
                                detail="no command of the apply chain applied the patch (see run_instance.log)")
         run = _run_eval_script(sandbox, instance, config, folder)
@@ -192,14 +176,14 @@ def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) ->
     iid, log_path = instance.instance_id, folder / TEST_OUTPUT_FILE
     measured = {"instance_id": iid, "log_path": log_path}
     if run.stopped_from_inside:
-        return EvalOutcome(**measured, status=EvalStatus.NO_RESULT, failure_reason=FailureReason.TESTS_ERRORED,
+        return EvalOutcome(**measured, status=Status.EVAL_FAILED, failure_reason=FailureReason.TESTS_ERRORED,
                            detail=f"the tests stopped their own container: {run.stopped_from_inside}")
     if run.timed_out:
         where = "in the tests" if region_markers(run.nonce)[0] in run.log_text else "before the tests started"
-        return EvalOutcome(**measured, status=EvalStatus.EVAL_TIMEOUT, failure_reason=FailureReason.TESTS_TIMEOUT,
+        return EvalOutcome(**measured, status=Status.EVAL_FAILED, failure_reason=FailureReason.TESTS_TIMEOUT,
                            detail=f"eval script ran past its {config.timeout_s:g}s deadline ({where})")
     if run.flooded:
-        return EvalOutcome(**measured, status=EvalStatus.OUTPUT_FLOOD, failure_reason=FailureReason.OUTPUT_FLOOD,
+        return EvalOutcome(**measured, status=Status.EVAL_FAILED, failure_reason=FailureReason.OUTPUT_FLOOD,
                            detail=f"eval script wrote {run.output_bytes} bytes, over the "
                                   f"{config.max_output_bytes}-byte limit")
     clock = time.monotonic()
@@ -207,14 +191,14 @@ def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) ->
     oom = f"the kernel's OOM killer ended a test process at the {config.memory_mb} MB memory limit"
     if result.no_result_reason is not None:
         reason = _NO_RESULT_REASON.get(result.no_result_reason.value, FailureReason.LOG_UNUSABLE)
-        return EvalOutcome(**measured, status=EvalStatus.NO_RESULT,
+        return EvalOutcome(**measured, status=Status.EVAL_FAILED, no_result_reason=result.no_result_reason,
                            failure_reason=FailureReason.TESTS_OOM if run.out_of_memory else reason,
                            detail=f"log gives no result: {result.no_result_reason.value}"
                                   + (f"; {oom}" if run.out_of_memory else ""))
     report = instance_report(iid, model_patch, result)
     write_instance_report(folder, report)
-    status = EvalStatus.RESOLVED if result.resolved else EvalStatus.UNRESOLVED
-    return EvalOutcome(**measured, status=status, resolution=result.resolution.value, report=report,
+    status = Status.RESOLVED if result.resolved else Status.UNRESOLVED
+    return EvalOutcome(**measured, status=status, resolution=result.resolution, report=report,
                        failure_reason=_unresolved_reason(result, run), durations={"grade": _lap(clock)},
                        detail=oom if run.out_of_memory and not result.resolved else None)
 
@@ -238,14 +222,15 @@ def _reused_outcome(folder: Path, iid: str, model_patch: str) -> EvalOutcome | N
         resolved = bool(report[iid]["resolved"])
     except (ValueError, KeyError, TypeError):
         return None
-    return EvalOutcome(instance_id=iid, status=EvalStatus.RESOLVED if resolved else EvalStatus.UNRESOLVED,
+    return EvalOutcome(instance_id=iid, status=Status.RESOLVED if resolved else Status.UNRESOLVED,
                        report=report, log_path=folder / TEST_OUTPUT_FILE, detail="reused existing report.json")
 
 
-def _failed(folder: Path, iid: str, status: EvalStatus, detail: str, reason: FailureReason) -> EvalOutcome:
+def _failed(folder: Path, iid: str, status: Status, detail: str, reason: FailureReason) -> EvalOutcome:
+    outcome = EvalOutcome(instance_id=iid, status=status, detail=detail, failure_reason=reason)
     with open(folder / LOG_FILE, "a") as log:
-        log.write(f"{status.value} ({reason.value}): {detail}\n")
-    return EvalOutcome(instance_id=iid, status=status, detail=detail, failure_reason=reason)
+        log.write(f"{summary_status(outcome).value} ({reason.value}): {detail}\n")
+    return outcome
 
 
 def _sandbox_config(image: str, iid: str, config: EvalConfig):

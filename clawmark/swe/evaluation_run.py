@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clawmark.results.status import FailureReason
-from clawmark.swe.evaluate import EvalConfig, EvalOutcome, EvalStatus, evaluate_prediction
+from clawmark.results.status import FailureReason, Status
+from clawmark.swe.evaluate import EvalConfig, EvalOutcome, evaluate_prediction
 from clawmark.swe.predictions import Prediction
 from clawmark.swe.report import run_summary as swebench_summary, write_json_atomic
+from clawmark.swe.summary_status import SummaryStatus, summary_status
 
 SUMMARY_FILE = "run_summary.json"
 
@@ -61,9 +62,10 @@ def run_summary(instance_ids: list[str], predictions: Mapping[str, Prediction],
     caused with what the world caused; the statuses tell them apart (clawmark.results.status)."""
     known = {iid: p.model_patch for iid, p in predictions.items() if iid not in unknown}
     summary = swebench_summary(instance_ids, known, {iid: o.report for iid, o in outcomes.items()})
-    for status in EvalStatus:
-        summary[f"{status.value}_ids"] = sorted(iid for iid, o in outcomes.items() if o.status is status)
-    summary["status_counts"] = {s.value: len(summary[f"{s.value}_ids"]) for s in EvalStatus}
+    statuses = {iid: summary_status(o) for iid, o in outcomes.items()}
+    for status in SummaryStatus:
+        summary[f"{status.value}_ids"] = sorted(iid for iid, s in statuses.items() if s is status)
+    summary["status_counts"] = {s.value: len(summary[f"{s.value}_ids"]) for s in SummaryStatus}
     reasons = sorted(o.failure_reason.value for o in outcomes.values() if o.failure_reason)
     summary["failure_reason_counts"] = {reason: reasons.count(reason) for reason in dict.fromkeys(reasons)}
     summary["unknown_instance_ids"] = unknown
@@ -77,7 +79,7 @@ def _one(instance: Any, prediction: Prediction, run_dir: Path, config: EvalConfi
         return evaluate_prediction(instance, prediction.model_patch, run_dir / _safe(prediction.model_name_or_path),
                                    config)
     except Exception as exc:  # noqa: BLE001 - one instance's bug must not stop the run
-        return EvalOutcome(instance_id=instance.instance_id, status=EvalStatus.INFRA_ERROR,
+        return EvalOutcome(instance_id=instance.instance_id, status=Status.INFRA_ERROR,
                            detail=f"unexpected {type(exc).__name__}: {exc}", failure_reason=FailureReason.HARNESS_BUG)
 
 

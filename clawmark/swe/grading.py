@@ -18,8 +18,9 @@ import re
 from enum import Enum
 from typing import Any, Callable, Iterable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_serializer
 
+from clawmark.results.status import Resolution
 from clawmark.swe.parsers import LogParserError, StatusMap, TestStatus, parse_log
 
 START_MARKER = ">>>>> Start Test Output"
@@ -48,12 +49,6 @@ _PASSING = (TestStatus.PASSED, TestStatus.XFAIL)
 _HARNESS_EXIT = re.compile(rf"\n{re.escape(EXIT_CODE_LINE)}=(-?\d+)\n")
 # Lines only an eval script or the harness prints; inside a nonce region, the tests printed them.
 _MARKER_TEXTS = (START_MARKER, END_MARKER, EXIT_CODE_LINE, SWEBENCH_EXIT_CODE_LINE)
-
-
-class Resolution(str, Enum):
-    FULL = "RESOLVED_FULL"
-    PARTIAL = "RESOLVED_PARTIAL"
-    NO = "RESOLVED_NO"
 
 
 class EvalType(str, Enum):
@@ -101,6 +96,10 @@ class GradeResult(BaseModel):
     parsed: dict[str, TestStatus]
     test_exit_code: int | None = None  # as the eval script (or, with a nonce, the harness) recorded it
     forged_markers: bool = False  # with a nonce: the test output printed marker or exit-code lines
+
+    @field_serializer("resolution", when_used="json")
+    def _swebench_spelling(self, resolution: Resolution | None) -> str | None:
+        return None if resolution is None else resolution.swebench
 
 
 def grade(instance: Any, log_text: str, *, nonce: str | None = None) -> GradeResult:

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.catalog.content import missing_content
 from clawmark.catalog.credentials import executor_credentials, user_credentials
+from clawmark.results.outcome import ClosedLoopOutcome
 from clawmark.results.status import ErrorKind, Status
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.errors import RuntimeFailure
@@ -131,7 +131,7 @@ def refuse_unrunnable(attempt) -> bool:
     if reason is None:
         return False
     stop, message = reason
-    attempt.outcome = LoopOutcome(
+    attempt.outcome = ClosedLoopOutcome(
         status=Status.TASK_UNRUNNABLE, error_kind=ErrorKind.UNRUNNABLE, stop_reason=stop,
         failure_reason=stop, threshold=attempt.threshold, error_message=f"refused before provisioning: {message}")
     attempt.layout.logs.mkdir(parents=True, exist_ok=True)

@@ -19,10 +19,12 @@ import pytest
 from analysis.metrics import pass_at_1
 from clawmark.attempts.grading import patch_outcome
 from clawmark.catalog import load_instances
+from clawmark.results.status import Status
 from clawmark.results.synthetic import example_row
 from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps.plan import RERUNNABLE_ERROR_KINDS
-from clawmark.swe.evaluate import EvalConfig, EvalOutcome, EvalStatus, evaluate_prediction
+from clawmark.swe.evaluate import EvalConfig, EvalOutcome, evaluate_prediction
+from clawmark.swe.summary_status import SummaryStatus, summary_status
 
 pytestmark = pytest.mark.docker
 INI = next(i for i in load_instances(TASKS_CATALOG / "swe" / "instances.jsonl") if i.instance_id.endswith("iniparse-py-1"))
@@ -55,7 +57,7 @@ def row_of(outcome: EvalOutcome):
 
 
 def pass_at_1_with_a_resolved_row(outcome: EvalOutcome) -> pd.Series:
-    resolved = EvalOutcome(instance_id="other-task", status=EvalStatus.RESOLVED, resolution="RESOLVED_FULL")
+    resolved = EvalOutcome(instance_id="other-task", status=Status.RESOLVED, resolution="RESOLVED_FULL")
     frame = pd.DataFrame([row_of(resolved).model_dump(), row_of(outcome).model_dump()])
     return pass_at_1(frame, n_boot=50).iloc[0]
 
@@ -71,7 +73,7 @@ def assert_counted_failure(outcome: EvalOutcome, row_status: str, error_kind: st
 def test_tests_that_fill_the_evaluators_memory_are_the_measured_failure_tests_oom(tmp_path, docker_client):
     outcome = evaluate_prediction(INI, parse_starting_with(HOG), tmp_path, SMALL)
     log = outcome.log_path.read_text()
-    assert (outcome.status, outcome.failure_reason) == (EvalStatus.NO_RESULT, "tests_oom"), (outcome.detail, log[-2000:])
+    assert (summary_status(outcome), outcome.failure_reason) == (SummaryStatus.NO_RESULT, "tests_oom"), (outcome.detail, log[-2000:])
     assert "256 MB memory limit" in outcome.detail and "Killed" in log
     assert_counted_failure(outcome, "eval_failed", "model")
 
@@ -80,7 +82,7 @@ def test_an_oom_kill_the_test_runner_survives_is_graded_and_named(tmp_path, dock
     patch = parse_starting_with("import os, subprocess, sys\n" + once(CHILD_HOG))
     outcome = evaluate_prediction(INI, patch, tmp_path, SMALL)
     failed = outcome.report[INI.instance_id]["tests_status"]["FAIL_TO_PASS"]["failure"] if outcome.report else None
-    assert (outcome.status, outcome.failure_reason) == (EvalStatus.UNRESOLVED, "tests_oom"), outcome.detail
+    assert (outcome.status, outcome.failure_reason) == (Status.UNRESOLVED, "tests_oom"), outcome.detail
     assert failed == INI.FAIL_TO_PASS  # graded on what pytest reported: the fix is missing
     assert_counted_failure(outcome, "unresolved", "none")  # graded, as any
 
@@ -101,7 +103,7 @@ def test_a_forged_cgroup_oom_count_is_not_believed(tmp_path, docker_client):
     outcome = evaluate_prediction(INI, parse_starting_with(FORGE), tmp_path, SMALL)
     before_tests = outcome.log_path.read_text().split(">>>>> Start Test Output")[0]
     assert "forged: oom 5" in before_tests  # the forgery took effect in the container
-    assert (outcome.status, outcome.failure_reason) == (EvalStatus.NO_RESULT, "log_unusable"), outcome.detail
+    assert (summary_status(outcome), outcome.failure_reason) == (SummaryStatus.NO_RESULT, "log_unusable"), outcome.detail
     assert "OOM" not in outcome.detail
     row = row_of(outcome)
     assert (row.status, row.error_kind, row.resolved) == ("eval_failed", "model", False)
@@ -115,7 +117,7 @@ def test_a_container_the_host_kills_after_an_oom_stays_an_excluded_infra_error(t
     killer.start()
     outcome = evaluate_prediction(INI, patch, tmp_path, SMALL.model_copy(update={"timeout_s": 600}))
     killer.join(timeout=60)
-    assert (outcome.status, outcome.failure_reason) == (EvalStatus.INFRA_ERROR, "container_gone"), outcome.detail
+    assert (outcome.status, outcome.failure_reason) == (Status.INFRA_ERROR, "container_gone"), outcome.detail
     assert "OOM" in outcome.detail  # the engine's State.OOMKilled, which alone does not decide
     row = row_of(outcome)
     assert row.resolved is None and row.error_kind.value in RERUNNABLE_ERROR_KINDS

@@ -19,10 +19,12 @@ import pytest
 from analysis.metrics import pass_at_1
 from clawmark.attempts.grading import patch_outcome
 from clawmark.catalog import load_instances
+from clawmark.results.status import Status
 from clawmark.results.synthetic import example_row
 from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps.plan import RERUNNABLE_ERROR_KINDS
-from clawmark.swe.evaluate import EvalConfig, EvalStatus, evaluate_prediction
+from clawmark.swe.evaluate import EvalConfig, evaluate_prediction
+from clawmark.swe.summary_status import SummaryStatus, summary_status
 from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
@@ -60,11 +62,11 @@ def _row(task_id: str, outcome):
 def _resolved():
     from clawmark.swe.evaluate import EvalOutcome
 
-    return EvalOutcome(instance_id="other-task", status=EvalStatus.RESOLVED, resolution="RESOLVED_FULL")
+    return EvalOutcome(instance_id="other-task", status=Status.RESOLVED, resolution="RESOLVED_FULL")
 
 
-def assert_measured_failure(outcome, status: EvalStatus, reason: str) -> None:
-    assert (outcome.status, outcome.failure_reason) == (status, reason), (outcome.detail, outcome.log_path and outcome.log_path.read_text()[-2000:])
+def assert_measured_failure(outcome, status: SummaryStatus, reason: str) -> None:
+    assert (summary_status(outcome), outcome.failure_reason) == (status, reason), (outcome.detail, outcome.log_path and outcome.log_path.read_text()[-2000:])
     row = _row(GO.instance_id, patch_outcome(outcome))
     assert row.resolved is False and row.error_kind.value not in RERUNNABLE_ERROR_KINDS
     line = counted(outcome)
@@ -73,7 +75,7 @@ def assert_measured_failure(outcome, status: EvalStatus, reason: str) -> None:
 
 def test_patch_printing_tests_errored_is_a_measured_failure(tmp_path, docker_client):
     outcome = evaluate_prediction(GO, GO.patch + printing("errored", [">>>>> Tests Errored"]), tmp_path, QUICK)
-    assert_measured_failure(outcome, EvalStatus.NO_RESULT, "tests_errored")
+    assert_measured_failure(outcome, SummaryStatus.NO_RESULT, "tests_errored")
 
 
 def test_marker_text_in_the_patch_itself_is_never_read_as_a_verdict(tmp_path, docker_client):
@@ -81,7 +83,7 @@ def test_marker_text_in_the_patch_itself_is_never_read_as_a_verdict(tmp_path, do
     assert header in GO.patch
     commented = GO.patch.replace(header, "@@ -1,4 +1,7 @@\n+// >>>>> Tests Errored\n+// >>>>> End Test Output\n", 1)
     outcome = evaluate_prediction(GO, commented, tmp_path, QUICK)
-    assert outcome.status is EvalStatus.RESOLVED, outcome.detail
+    assert outcome.status is Status.RESOLVED, outcome.detail
     assert ">>>>> Tests Errored" in outcome.log_path.read_text().split(">>>>> Start Test Output [")[0]
 
 
@@ -90,13 +92,13 @@ def test_forged_passing_block_end_marker_and_exit_line_are_graded_on_the_real_ou
     forged += ["+ : '>>>>> End Test Output'", ">>>>> Test Exit Code: 0", "clawmark:test_exit_code=0"]
     outcome = evaluate_prediction(GO, printing("forged", forged), tmp_path, QUICK)  # no fix: the real tests fail
     assert outcome.report[GO.instance_id]["tests_status"]["FAIL_TO_PASS"]["failure"] == GO.FAIL_TO_PASS
-    assert_measured_failure(outcome, EvalStatus.UNRESOLVED, "forged_markers")
+    assert_measured_failure(outcome, SummaryStatus.UNRESOLVED, "forged_markers")
 
 
 def test_tests_sleeping_past_the_deadline_are_a_measured_failure(tmp_path, docker_client):
     sleeper = go_test_file("sleep", ["testing", "time"], "time.Sleep(10 * time.Minute)")
     outcome = evaluate_prediction(GO, GO.patch + sleeper, tmp_path, EvalConfig(reuse_reports=False, timeout_s=20))
-    assert_measured_failure(outcome, EvalStatus.EVAL_TIMEOUT, "tests_timeout")
+    assert_measured_failure(outcome, SummaryStatus.EVAL_TIMEOUT, "tests_timeout")
     assert "(in the tests)" in outcome.detail
 
 
@@ -104,7 +106,7 @@ def test_tests_that_replace_their_own_output_file_leave_an_unusable_log_not_an_e
     swap = go_test_file("swap", ["os", "testing"], 'os.Remove("/tmp/clawmark-eval/tests.txt")\n'
                         'os.Mkdir("/tmp/clawmark-eval/tests.txt", 0o755)')
     outcome = evaluate_prediction(GO, GO.patch + swap, tmp_path, QUICK)
-    assert_measured_failure(outcome, EvalStatus.NO_RESULT, "log_unusable")
+    assert_measured_failure(outcome, SummaryStatus.NO_RESULT, "log_unusable")
 
 
 def test_a_fork_bomb_past_the_deadline_is_a_measured_timeout_even_if_the_container_must_go(tmp_path, docker_client):
@@ -114,7 +116,7 @@ def test_a_fork_bomb_past_the_deadline_is_a_measured_timeout_even_if_the_contain
                         'exec.Command("bash", "-c", "bomb() { bomb | bomb & }; bomb; sleep 600").Run()')
     config = EvalConfig(reuse_reports=False, timeout_s=10, pids_limit=64)
     outcome = evaluate_prediction(GO, GO.patch + bomb, tmp_path, config)
-    assert_measured_failure(outcome, EvalStatus.EVAL_TIMEOUT, "tests_timeout")
+    assert_measured_failure(outcome, SummaryStatus.EVAL_TIMEOUT, "tests_timeout")
 
 
 def test_a_patch_printing_100_mb_is_an_output_flood_not_a_crash(tmp_path, docker_client):
@@ -122,14 +124,14 @@ def test_a_patch_printing_100_mb_is_an_output_flood_not_a_crash(tmp_path, docker
                          'out := bufio.NewWriterSize(os.Stdout, 1<<20)\nline := strings.Repeat("x", 1023) + "\\n"\n'
                          "for i := 0; i < 100*1024; i++ {\n\tout.WriteString(line)\n}\nout.Flush()")
     outcome = evaluate_prediction(GO, GO.patch + flood, tmp_path, EvalConfig(reuse_reports=False, timeout_s=300))
-    assert_measured_failure(outcome, EvalStatus.OUTPUT_FLOOD, "output_flood")
+    assert_measured_failure(outcome, SummaryStatus.OUTPUT_FLOOD, "output_flood")
     assert "over the" in outcome.detail and outcome.log_path.stat().st_size < 1_000_000
 
 
 def test_tests_that_stop_their_own_container_are_a_measured_failure_not_an_outage(tmp_path, docker_client):
     kill_init = go_test_file("stop", ["syscall", "testing"], "syscall.Kill(1, syscall.SIGTERM)\nselect {}")
     outcome = evaluate_prediction(GO, GO.patch + kill_init, tmp_path, QUICK)
-    assert_measured_failure(outcome, EvalStatus.NO_RESULT, "tests_errored")
+    assert_measured_failure(outcome, SummaryStatus.NO_RESULT, "tests_errored")
     assert "stopped their own container" in outcome.detail
 
 
@@ -139,7 +141,7 @@ def test_container_killed_by_the_host_mid_evaluation_is_an_excluded_rerunnable_e
     killer.start()
     outcome = evaluate_prediction(GO, GO.patch + sleeper, tmp_path, EvalConfig(reuse_reports=False, timeout_s=600))
     killer.join(timeout=60)
-    assert (outcome.status, outcome.failure_reason) == (EvalStatus.INFRA_ERROR, "container_gone"), outcome.detail
+    assert (outcome.status, outcome.failure_reason) == (Status.INFRA_ERROR, "container_gone"), outcome.detail
     row = _row(GO.instance_id, patch_outcome(outcome))
     assert row.resolved is None and row.error_kind.value in RERUNNABLE_ERROR_KINDS
     line = counted(outcome)
@@ -180,11 +182,11 @@ def test_evaluations_get_the_default_network_unless_a_sweep_asks_for_none(tmp_pa
     probe = probing("(ip route 2>/dev/null || cat /proc/net/route) | grep -qE 'default|00000000'")
     default = evaluate_prediction(probe, GO.patch, tmp_path / "default", QUICK)
     hermetic = evaluate_prediction(probe, GO.patch, tmp_path / "none", QUICK.model_copy(update={"network": "none"}))
-    assert (default.status, hermetic.status) == (EvalStatus.RESOLVED, EvalStatus.UNRESOLVED)
+    assert (default.status, hermetic.status) == (Status.RESOLVED, Status.UNRESOLVED)
 
 
 def test_evaluations_get_sys_admin_as_swebench_gives_it(tmp_path, docker_client):
     probe = probing("cap=$(awk '/^CapEff/ {print $2}' /proc/self/status); (( (16#$cap >> 21) & 1 ))")  # CAP_SYS_ADMIN
     given = evaluate_prediction(probe, GO.patch, tmp_path / "given", QUICK)
     withheld = evaluate_prediction(probe, GO.patch, tmp_path / "withheld", QUICK.model_copy(update={"cap_add": []}))
-    assert (given.status, withheld.status) == (EvalStatus.RESOLVED, EvalStatus.UNRESOLVED)
+    assert (given.status, withheld.status) == (Status.RESOLVED, Status.UNRESOLVED)

@@ -14,32 +14,38 @@ from clawmark.attempts.grading import patch_outcome
 from clawmark.results import ResultStore
 from clawmark.results.synthetic import example_row
 from clawmark.sweeps.plan import RERUNNABLE_ERROR_KINDS
-from clawmark.swe.evaluate import EvalOutcome, EvalStatus
+from clawmark.results.status import Status
+from clawmark.swe.evaluate import EvalOutcome
+from clawmark.swe.summary_status import summary_status
 
-# task id → (evaluator status, failure reason); the "both" task has two seeds.
+# task id → (the evaluator's status: the row's, failure reason, its name in the run summary); the "both"
+# task has two seeds.
 OUTCOMES = {
-    "resolved": ("resolved", None),
-    "unresolved": ("unresolved", None),
-    "forged": ("unresolved", "forged_markers"),
-    "empty": ("empty_patch", "empty_patch"),
-    "apply": ("apply_failed", "apply_failed"),
-    "timeout": ("eval_timeout", "tests_timeout"),
-    "errored": ("no_result", "tests_errored"),
-    "unusable": ("no_result", "log_unusable"),
-    "contradicted": ("no_result", "exit_code_contradicts_log"),
-    "flood": ("output_flood", "output_flood"),
-    "bad-row": ("eval_error", "eval_script_missing"),
-    "killed": ("infra_error", "container_gone"),
-    "no-image": ("image_missing", "image_missing"),
+    "resolved": ("resolved", None, "resolved"),
+    "unresolved": ("unresolved", None, "unresolved"),
+    "forged": ("unresolved", "forged_markers", "unresolved"),
+    "empty": ("empty_patch", "empty_patch", "empty_patch"),
+    "apply": ("apply_failed", "apply_failed", "apply_failed"),
+    "timeout": ("eval_failed", "tests_timeout", "eval_timeout"),
+    "errored": ("eval_failed", "tests_errored", "no_result"),
+    "unusable": ("eval_failed", "log_unusable", "no_result"),
+    "contradicted": ("eval_failed", "exit_code_contradicts_log", "no_result"),
+    "flood": ("eval_failed", "output_flood", "output_flood"),
+    "bad-row": ("eval_error", "eval_script_missing", "eval_error"),
+    "killed": ("infra_error", "container_gone", "infra_error"),
+    "no-image": ("infra_error", "image_missing", "image_missing"),
 }
 MEASURED_FAILURES = {"unresolved", "forged", "empty", "apply", "timeout", "errored", "unusable", "contradicted", "flood"}
 ERRORS = {"bad-row", "killed", "no-image"}
 
 
+def _evaluated(task_id: str, status: str, reason: str | None) -> EvalOutcome:
+    return EvalOutcome(instance_id=task_id, status=Status(status), failure_reason=reason,
+                       resolution="RESOLVED_FULL" if status == "resolved" else None, network_policy="default")
+
+
 def _row(task_id: str, status: str, reason: str | None, seed: int = 0):
-    outcome = patch_outcome(EvalOutcome(instance_id=task_id, status=EvalStatus(status), failure_reason=reason,
-                                        resolution="RESOLVED_FULL" if status == "resolved" else None,
-                                        network_policy="default"))
+    outcome = patch_outcome(_evaluated(task_id, status, reason))
     return example_row(track="patch", task_id=task_id, seed=seed, status=outcome.status, score=math.nan,
                        error_kind=outcome.error_kind, failure_reason=outcome.failure_reason,
                        network_policy=outcome.network_policy)
@@ -48,7 +54,7 @@ def _row(task_id: str, status: str, reason: str | None, seed: int = 0):
 @pytest.fixture
 def table(tmp_path):
     store = ResultStore(tmp_path, fsync=False)
-    for task_id, (status, reason) in OUTCOMES.items():
+    for task_id, (status, reason, _) in OUTCOMES.items():
         store.write(_row(task_id, status, reason))
     store.write(_row("both", "resolved", None, seed=0))
     store.write(_row("both", "infra_error", "container_gone", seed=1))
@@ -75,3 +81,9 @@ def test_each_outcome_keeps_its_reason_and_only_world_errors_are_rerun(table):
         assert row["error_kind"] in RERUNNABLE_ERROR_KINDS and row["failure_reason"] == OUTCOMES[task_id][1]
     assert set(rows.loc[[(t, 0) for t in ("timeout", "errored", "flood")], "status"]) == {"eval_failed"}
     assert set(table["network_policy"]) == {"default"}
+
+
+def test_the_run_summary_names_each_outcome_as_the_evaluator_did():
+    named = {task_id: summary_status(_evaluated(task_id, status, reason)).value
+             for task_id, (status, reason, _) in OUTCOMES.items()}
+    assert named == {task_id: summary for task_id, (_, _, summary) in OUTCOMES.items()}

@@ -51,7 +51,7 @@ def run(tmp_path, script: str, max_bytes: int = 2**20, timeout_s: float = 60):
 def test_forged_pass_block_end_marker_and_exit_line_cannot_end_the_region(tmp_path):
     done = run(tmp_path, swebench_shaped(printing(FORGED + REAL_FAILURE, 1)))
     result = grade(ROW, done.log_text, nonce=done.nonce)
-    assert (result.resolved, result.resolution.value, result.test_exit_code) == (False, "RESOLVED_NO", 1)
+    assert (result.resolved, result.resolution.swebench, result.test_exit_code) == (False, "RESOLVED_NO", 1)
     assert result.forged_markers and done.exit_code == 1
 
 
@@ -96,7 +96,7 @@ def test_bundled_rows_capture_their_own_status_and_it_is_the_one_used(tmp_path):
               'echo "clawmark:test_exit_code=$rc"\n')
     done = run(tmp_path, script)
     result = grade(ROW, done.log_text, nonce=done.nonce)
-    assert (done.exit_code, result.test_exit_code, result.resolution.value) == (4, 4, "RESOLVED_NO")
+    assert (done.exit_code, result.test_exit_code, result.resolution.swebench) == (4, 4, "RESOLVED_NO")
     assert not result.forged_markers
 
 

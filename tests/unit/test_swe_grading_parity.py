@@ -62,7 +62,7 @@ def our_grade(row: dict[str, Any], log_text: str) -> tuple[dict, str] | None:
     result = grade(SweInstance.model_validate(row), log_text)
     if result.no_result_reason is not None:
         return None
-    return result.tests_status, result.resolution.value
+    return result.tests_status, result.resolution.swebench
 
 
 def swebench_parse(row: dict[str, Any], region: str) -> dict[str, str]:

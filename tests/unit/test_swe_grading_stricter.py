@@ -24,7 +24,7 @@ def test_forged_pass_block_and_end_marker_fool_swebench_but_not_clawmark(tmp_pat
     done = run(tmp_path, swebench_shaped(printing(FORGED + REAL_FAILURE, 1)))
     assert swebench_grade(SWEBENCH_ROW, as_swebench_wrote_it(done.log_text, done.nonce), tmp_path)[1] == "RESOLVED_FULL"
     ours = grade(SimpleNamespace(**SWEBENCH_ROW), done.log_text, nonce=done.nonce)
-    assert (ours.resolution.value, ours.forged_markers) == ("RESOLVED_NO", True)
+    assert (ours.resolution.swebench, ours.forged_markers) == ("RESOLVED_NO", True)
 
 
 def test_fault_marker_in_the_printed_patch_makes_swebench_drop_a_passing_run_but_not_clawmark(tmp_path):
