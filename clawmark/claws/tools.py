@@ -12,11 +12,14 @@ import json
 import posixpath
 import shlex
 import tarfile
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from clawmark.runtime.errors import ArchiveTooLarge, OutOfMemory
+
+if TYPE_CHECKING:
+    from clawmark.runtime.execution import ExecResultLike
 
 # What a path is, in one exec: "dir", "missing", "broken-link", "special" or the resolved file path.
 _KIND_SCRIPT = ('p={path}; if [ -d "$p" ]; then echo dir; elif [ -f "$p" ]; then readlink -f -- "$p"; '
@@ -65,10 +68,21 @@ class ToolFailure(Exception):
 _PATH_ERRORS = (ToolFailure, OSError, ValueError, ArchiveTooLarge, tarfile.TarError)
 
 
+class ToolTarget(Protocol):
+    """Where the tools act: the attempt's `clawmark.runtime.sandbox.Sandbox`, or a stand-in on the host."""
+
+    def exec(self, cmd: str | list[str], timeout_s: float, workdir: str | None = None,
+             env: dict[str, str] | None = None, user: str | None = None) -> ExecResultLike: ...
+
+    def read_file(self, path: str) -> bytes: ...
+
+    def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None: ...
+
+
 class ToolBox:
     """Executes tool calls against a sandbox rooted at ``workspace``."""
 
-    def __init__(self, sandbox: Any, workspace: str, config: ToolConfig):
+    def __init__(self, sandbox: ToolTarget, workspace: str, config: ToolConfig):
         self.sandbox, self.workspace, self.config = sandbox, workspace, config
 
     def run(self, name: str, arguments: str | dict[str, Any]) -> str:

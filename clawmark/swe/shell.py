@@ -13,18 +13,12 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from clawmark.swe.errors import ShellStepFailed
 
-
-class ExecResultLike(Protocol):
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    duration_s: float
-    timed_out: bool
-    truncated: bool
+if TYPE_CHECKING:
+    from clawmark.runtime.execution import ExecResultLike
 
 
 class Shell(Protocol):
