@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AliasGenerator, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -32,7 +32,7 @@ def _split(separator: str):
     return BeforeValidator(lambda v: v.split(separator) if isinstance(v, str) else v)
 
 
-def _user_path(value: Any) -> Any:
+def _user_path(value: object) -> object:
     return Path(value).expanduser() if isinstance(value, (str, Path)) else value
 
 

@@ -7,7 +7,7 @@ import json
 import re
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -47,7 +47,7 @@ class SweInstance(BaseModel):
 
     @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", mode="before")
     @classmethod
-    def _decode_test_list(cls, value: Any) -> Any:
+    def _decode_test_list(cls, value: object) -> object:
         """Verified stores these as JSON strings, Multilingual as native lists."""
         if isinstance(value, str):
             try:
@@ -58,7 +58,7 @@ class SweInstance(BaseModel):
 
     @field_validator("hints_text", "created_at", "version", mode="before")
     @classmethod
-    def _as_text(cls, value: Any) -> Any:
+    def _as_text(cls, value: object) -> object:
         """Nulls become empty; numeric versions (0.12) and timestamps become text."""
         if value is None:
             return ""
@@ -91,7 +91,7 @@ def load_instances(path: str | Path) -> list[SweInstance]:
     return instances
 
 
-def _validate_row(path: Path, number: int, row: Any) -> SweInstance:
+def _validate_row(path: Path, number: int, row: object) -> SweInstance:
     if not isinstance(row, dict):
         raise CatalogError(path, "<row>", f"an object with SWE-bench fields (got {type(row).__name__})", number)
     try:
@@ -100,7 +100,7 @@ def _validate_row(path: Path, number: int, row: Any) -> SweInstance:
         raise from_validation(path, err, number) from None
 
 
-def _read_rows(path: Path) -> Iterator[tuple[int, Any]]:
+def _read_rows(path: Path) -> Iterator[tuple[int, object]]:
     """(row number, raw row) pairs; numbers are 1-based lines for JSONL, rows otherwise."""
     if not path.is_file():
         raise CatalogError(path, "<file>", "an existing instance file")
@@ -116,7 +116,7 @@ def _read_rows(path: Path) -> Iterator[tuple[int, Any]]:
     raise CatalogError(path, "<file>", "a .jsonl, .json or .parquet instance file")
 
 
-def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
+def _jsonl_rows(path: Path) -> Iterator[tuple[int, object]]:
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -127,7 +127,7 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
                 raise CatalogError(path, "<line>", f"one JSON object per line ({exc.msg})", number) from None
 
 
-def _json_rows(path: Path) -> Iterator[tuple[int, Any]]:
+def _json_rows(path: Path) -> Iterator[tuple[int, object]]:
     text = path.read_text(encoding="utf-8")
     try:
         data = json.loads(text)
@@ -142,7 +142,7 @@ def _json_rows(path: Path) -> Iterator[tuple[int, Any]]:
     return iter(enumerate(data, start=1))
 
 
-def _parquet_rows(path: Path) -> Iterator[tuple[int, Any]]:
+def _parquet_rows(path: Path) -> Iterator[tuple[int, object]]:
     import pyarrow as pa  # heavy: only Parquet files need it
     import pyarrow.parquet as pq  # heavy: only Parquet files need it
 

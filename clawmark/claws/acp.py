@@ -30,8 +30,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # never imported at run time: the container runs this file alone
+    from clawmark.jsontypes import JsonValue
 
 PROTOCOL_VERSION = 1
 # We run the agent's tools in its own sandbox: the client offers neither files nor a terminal.
@@ -60,7 +64,7 @@ class AcpClient:
         threading.Thread(target=self._pump, args=(self.child.stderr, self._keep_stderr), daemon=True).start()
 
     @staticmethod
-    def _pump(stream: Any, sink: Any) -> None:
+    def _pump(stream: Iterable[str], sink: Callable[[str | None], None]) -> None:
         for line in stream:
             sink(line)
         sink(None)
@@ -73,7 +77,7 @@ class AcpClient:
         self.child.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
         self.child.stdin.flush()
 
-    def request(self, method: str, params: dict[str, Any], deadline: float) -> Any:
+    def request(self, method: str, params: dict[str, Any], deadline: float) -> JsonValue:
         request_id = self.next_id
         self.next_id += 1
         self.send({"id": request_id, "method": method, "params": params})

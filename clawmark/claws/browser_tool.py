@@ -10,10 +10,16 @@ screenshot is attached to the next message like `view_image` does.
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from clawmark.claws.tools import ToolConfig
 from clawmark.claws.workstation_tools import CLOSED_LOOP_TOOLS, WorkstationToolBox
+from clawmark.runtime.exec_target import ExecTarget
 from clawmark.settings import TASKS_CATALOG
+
+if TYPE_CHECKING:
+    from clawmark.runtime.execution import ExecResultLike
 
 CDP_SCRIPT = TASKS_CATALOG / "base_skills" / "browser-control" / "scripts" / "cdp.mjs"
 SCRIPT_IN_CONTAINER = "/var/tmp/clawmark-cdp.mjs"
@@ -38,7 +44,7 @@ BROWSER_TOOL: dict[str, Any] = {
 BROWSER_TOOLS: list[dict[str, Any]] = [*CLOSED_LOOP_TOOLS[:-1], BROWSER_TOOL, CLOSED_LOOP_TOOLS[-1]]
 
 
-def has_desktop(sandbox) -> bool:
+def has_desktop(sandbox: ExecTarget) -> bool:
     """The container runs the desktop image (the cell key already names the image)."""
     return sandbox.exec("command -v clawmark-desktop-start >/dev/null", timeout_s=30).exit_code == 0
 
@@ -46,8 +52,9 @@ def has_desktop(sandbox) -> bool:
 class BrowserToolBox(WorkstationToolBox):
     """The closed-loop tools plus `browser`."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, sandbox: ExecTarget, workspace: str, config: ToolConfig, user: str | None,
+                 describe: Callable[[dict[str, Any]], str] | None = None) -> None:
+        super().__init__(sandbox, workspace, config, user, describe)
         self._script_ready = False
         self._shots = 0
 
@@ -70,7 +77,7 @@ class BrowserToolBox(WorkstationToolBox):
             return self._tool_view_image(target)
         return result.stdout.rstrip("\n") or "(empty)"
 
-    def _cdp(self, action: str, target: str, text: str) -> Any:
+    def _cdp(self, action: str, target: str, text: str) -> ExecResultLike:
         args = " ".join(shlex.quote(a) for a in (action, target, text) if a)
         return self._as_user(f"mkdir -p {SHOT_DIR} && node {SCRIPT_IN_CONTAINER} {args}", timeout_s=90)
 

@@ -58,7 +58,7 @@ def chat_completion(
     tools: list[dict[str, Any]] | None = None,
     timeout_s: float = 600.0,
     token: str = "",
-    **params: Any,
+    **params: object,
 ) -> dict[str, Any]:
     """POST ``{base_url}/chat/completions`` with the attempt's bearer ``token`` (``ctx.gateway_token``);
     returns the OpenAI-shaped response dict."""

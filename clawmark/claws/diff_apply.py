@@ -4,7 +4,6 @@ only action is one diff (oracle: the gold patch; bare: the model's reply)."""
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
 from clawmark.claws.base import ClawContext, Stopwatch, TurnResult
 
@@ -12,7 +11,7 @@ APPLY_TIMEOUT_S = 120
 ERROR_TAIL_CHARS = 2000
 
 
-def apply_diff_turn(ctx: ClawContext, diff: str, *, name: str, clock: Stopwatch, **extra: Any) -> TurnResult:
+def apply_diff_turn(ctx: ClawContext, diff: str, *, name: str, clock: Stopwatch, **extra: object) -> TurnResult:
     """Apply `diff` in `ctx.workspace`; the temp file is gone afterwards, applied or not."""
     path = f"/tmp/clawmark-{name}.diff"
     ctx.sandbox.write_file(path, diff.encode())

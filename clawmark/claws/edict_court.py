@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from clawmark.claws.base import ClawContext, TurnResult
 from clawmark.claws.edict_config import EDICT_STATE_AGENTS
-from clawmark.claws.edict_dispatch import RoleRun
+from clawmark.claws.edict_dispatch import RoleClaw, RoleRun
 
 ENTRY = "taizi"
 MINISTRIES = {"户部": "hubu", "礼部": "libu", "兵部": "bingbu", "刑部": "xingbu", "工部": "gongbu", "吏部": "libu_hr"}
@@ -68,7 +68,7 @@ def report_message(reason: str) -> str:
 
 
 class Court(RoleRun):
-    def __init__(self, claw: Any, ctx: ClawContext, turn: int, limit_s: float, rules: CourtRules,
+    def __init__(self, claw: RoleClaw, ctx: ClawContext, turn: int, limit_s: float, rules: CourtRules,
                  sleep: Callable[[float], None] = time.sleep):
         super().__init__(claw, ctx, turn, limit_s, ENTRY)
         self.rules, self.sleep = rules, sleep

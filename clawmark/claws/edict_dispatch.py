@@ -9,9 +9,41 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+import threading
+from typing import Any, Protocol
 
 from clawmark.claws.base import ClawContext, Stopwatch, TurnResult, Usage
+from clawmark.claws.edict_config import EdictCheckout, EdictSetup
+
+
+class RoleClaw(Protocol):
+    """What a role run drives: `clawmark.claws.edict.CourtOnOpenClaw` (which imports this module)."""
+
+    @property
+    def setup(self) -> EdictSetup | EdictCheckout: ...
+
+    @property
+    def stopped(self) -> threading.Event: ...
+
+    def role_turn(self, ctx: ClawContext, agent: str, message: str, label: str, seconds_left: float) -> TurnResult: ...
+
+    def read_board(self, ctx: ClawContext) -> list[dict[str, Any]]: ...
+
+    def edict_home(self, ctx: ClawContext) -> str: ...
+
+
+class DispatchLimit(Protocol):
+    max_dispatches: int
+
+
+class ThreeRoleClaw(RoleClaw, Protocol):
+    """The three-role double (`clawmark.claws.edict.Edict3RoleClaw`): its own routing rules and limit."""
+
+    @property
+    def setup(self) -> EdictSetup: ...
+
+    @property
+    def config(self) -> DispatchLimit: ...
 
 
 def dispatch_message(task: dict[str, Any], board: str) -> str:
@@ -28,7 +60,7 @@ def report_message(task: dict[str, Any]) -> str:
 class RoleRun:
     """Role turns of one dispatch, their trace and the one TurnResult that sums them up."""
 
-    def __init__(self, claw: Any, ctx: ClawContext, turn: int, limit_s: float, entry: str):
+    def __init__(self, claw: RoleClaw, ctx: ClawContext, turn: int, limit_s: float, entry: str):
         self.claw, self.ctx, self.turn, self.limit_s, self.entry = claw, ctx, turn, limit_s, entry
         self.roster = {a.id for a in claw.setup.agents}
         self.clock = Stopwatch()
@@ -63,7 +95,9 @@ class RoleRun:
 
 
 class Dispatch(RoleRun):
-    def __init__(self, claw: Any, ctx: ClawContext, turn: int, limit_s: float):
+    claw: ThreeRoleClaw
+
+    def __init__(self, claw: ThreeRoleClaw, ctx: ClawContext, turn: int, limit_s: float):
         self.rules = claw.setup.rules
         super().__init__(claw, ctx, turn, limit_s, self.rules.entry_agent)
 
@@ -113,7 +147,7 @@ class Dispatch(RoleRun):
         open_tasks = [t for t in board if t.get("state") not in self.rules.terminal_states]
         return (changed or open_tasks or [None])[-1]
 
-    def _find(self, task_id: Any) -> dict[str, Any] | None:
+    def _find(self, task_id: object) -> dict[str, Any] | None:
         return next((t for t in self.claw.read_board(self.ctx) if t.get("id") == task_id), None)
 
     def _board_path(self) -> str:

@@ -18,13 +18,16 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 from pydantic import Field
 
 from clawmark.claws.base import PLACEHOLDER_KEY, ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
 from clawmark.claws.volumes import seeded_volume
+
+if TYPE_CHECKING:
+    from clawmark.runtime.execution import ExecResultLike
 
 IMAGE_NAME = "claw-hermes"
 VENV = "/opt/claws/hermes"
@@ -116,7 +119,7 @@ class HermesClaw(ClawAdapter):
                 "TERM": "dumb", "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1", "HERMES_ACCEPT_HOOKS": "1",
                 "HERMES_DISABLE_LAZY_INSTALLS": "1"}
 
-    def _save_logs(self, ctx: ClawContext, result: Any, turn: int) -> list[str]:
+    def _save_logs(self, ctx: ClawContext, result: ExecResultLike, turn: int) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
         out = ctx.host_dir / f"hermes-output-turn{turn}.log"
         out.write_text(f"{result.stdout}\n--- stderr ---\n{result.stderr}")
@@ -134,7 +137,8 @@ class HermesClaw(ClawAdapter):
         except Exception:  # noqa: BLE001 - a missing report is itself the finding
             return None
 
-    def _result(self, ctx: ClawContext, result: Any, logs: list[str], clock: Stopwatch, turn: int) -> TurnResult:
+    def _result(self, ctx: ClawContext, result: ExecResultLike, logs: list[str], clock: Stopwatch,
+                turn: int) -> TurnResult:
         usage_path = ctx.host_dir / f"hermes-usage-turn{turn}.json"
         report = json.loads(usage_path.read_text()) if turn == 0 and usage_path.exists() else {}
         status, finish, error = turn_status(result.stdout, result.exit_code, result.timed_out, report)
@@ -199,6 +203,6 @@ def turn_status(stdout: str, exit_code: int | None, timed_out: bool,
     return "replied", "stop", None
 
 
-def _set(**values: Any) -> dict[str, Any]:
+def _set(**values: object) -> dict[str, object]:
     """The keys whose value is set (a None setting leaves Hermes' own default)."""
     return {key: value for key, value in values.items() if value is not None}

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
@@ -39,6 +39,9 @@ from clawmark.claws.transcripts.openclaw import SESSIONS_PREFIX
 from clawmark.claws.volumes import seeded_volume
 from clawmark.gateway.client import default_prices
 from clawmark.taskenv.desktop import CDP_PORT
+
+if TYPE_CHECKING:
+    from clawmark.runtime.execution import ExecResultLike
 
 IMAGE_NAME = "claw-openclaw"
 OPENCLAW_VERSION = "2026.9.6"
@@ -184,7 +187,7 @@ class OpenClawClaw(ClawAdapter):
             "TERM": "dumb",
         }
 
-    def _save_logs(self, ctx: ClawContext, result: Any, label: str) -> list[str]:
+    def _save_logs(self, ctx: ClawContext, result: ExecResultLike, label: str) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
         out, err = ctx.host_dir / f"openclaw-{label}.json", ctx.host_dir / f"openclaw-{label}.stderr.log"
         out.write_text(result.stdout)

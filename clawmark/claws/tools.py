@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from clawmark.runtime.errors import ArchiveTooLarge, OutOfMemory
+from clawmark.runtime.exec_target import ExecTarget
 
 # What a path is, in one exec: "dir", "missing", "broken-link", "special" or the resolved file path.
 _KIND_SCRIPT = ('p={path}; if [ -d "$p" ]; then echo dir; elif [ -f "$p" ]; then readlink -f -- "$p"; '
@@ -68,7 +69,7 @@ _PATH_ERRORS = (ToolFailure, OSError, ValueError, ArchiveTooLarge, tarfile.TarEr
 class ToolBox:
     """Executes tool calls against a sandbox rooted at ``workspace``."""
 
-    def __init__(self, sandbox: Any, workspace: str, config: ToolConfig):
+    def __init__(self, sandbox: ExecTarget, workspace: str, config: ToolConfig):
         self.sandbox, self.workspace, self.config = sandbox, workspace, config
 
     def run(self, name: str, arguments: str | dict[str, Any]) -> str:

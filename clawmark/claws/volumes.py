@@ -9,13 +9,16 @@ volume whose seeding failed is removed, so no attempt ever mounts a half-copied 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from clawmark.claws.base import ClawError
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.engine_lock import engine_lock
 from clawmark.runtime.images import ensure_image
 from clawmark.runtime.privileges import host_config
+
+if TYPE_CHECKING:
+    import docker
 
 SEED_MEMORY, SEED_PIDS = "1g", 128  # the seeding check runs a version probe, nothing more
 
@@ -32,7 +35,7 @@ def seeded_volume(image_name: str, mount: str, check: str) -> str:
     return name
 
 
-def _seed(client: Any, ref: str, name: str, mount: str, check: str) -> None:
+def _seed(client: docker.DockerClient, ref: str, name: str, mount: str, check: str) -> None:
     from clawmark.runtime.owner import container_labels  # owner + the attempt's sweep/cell: reapable
 
     volume = client.volumes.create(name, labels={"clawmark.managed": "true", "clawmark.image": ref})

@@ -11,9 +11,20 @@ import posixpath
 import shlex
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from clawmark.claws.tools import _KIND_SCRIPT, TOOLS, ToolBox, ToolConfig, ToolFailure, _tool
+from clawmark.claws.tools import (
+    _KIND_SCRIPT,
+    TOOLS,
+    ToolBox,
+    ToolConfig,
+    ToolFailure,
+    _tool,
+)
+from clawmark.runtime.exec_target import ExecTarget
+
+if TYPE_CHECKING:
+    from clawmark.runtime.execution import ExecResultLike
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                ".webp": "image/webp"}  # what vision APIs take; an SVG is text (read_file)
@@ -29,14 +40,14 @@ CLOSED_LOOP_TOOLS: list[dict[str, Any]] = [*(t for t in TOOLS if t["function"]["
 class WorkstationToolBox(ToolBox):
     """ToolBox acting as ``user`` in the task container; images are queued for the conversation."""
 
-    def __init__(self, sandbox: Any, workspace: str, config: ToolConfig, user: str | None,
+    def __init__(self, sandbox: ExecTarget, workspace: str, config: ToolConfig, user: str | None,
                  describe: Callable[[dict[str, Any]], str] | None = None):
         super().__init__(sandbox, workspace, config)
         self.user = user
         self.describe = describe  # set when the executor model cannot see: a vision model describes
         self.images: list[dict[str, Any]] = []  # image parts for the next user message
 
-    def _as_user(self, command: str, timeout_s: float = 30) -> Any:
+    def _as_user(self, command: str, timeout_s: float = 30) -> ExecResultLike:
         return self.sandbox.exec(command, timeout_s=timeout_s, workdir=self.workspace, user=self.user)
 
     def _tool_bash(self, command: str) -> str:

@@ -28,12 +28,15 @@ import math
 import re
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, TurnResult, Usage
 from clawmark.claws.volumes import seeded_volume
+
+if TYPE_CHECKING:
+    from clawmark.runtime.execution import ExecResultLike
 
 RELEASE = "0.8.4"
 STANDIN_SUFFIX = "-standin"
@@ -160,7 +163,8 @@ class ZeroClawClaw(ClawAdapter):
         except Exception:  # noqa: BLE001 - no result file is itself the finding
             return None
 
-    def _save_logs(self, ctx: ClawContext, result: Any, outcome: dict[str, Any] | None, turn: int) -> list[str]:
+    def _save_logs(self, ctx: ClawContext, result: ExecResultLike, outcome: dict[str, Any] | None,
+                   turn: int) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
         out = ctx.host_dir / f"zeroclaw-acp-turn{turn}.json"
         out.write_text(json.dumps(outcome, indent=1) if outcome is not None else result.stdout + result.stderr)
@@ -189,7 +193,7 @@ def zeroclaw_image_present() -> bool:
     return image_present(image_ref(IMAGE_NAME))
 
 
-def acp_verdict(outcome: dict[str, Any] | None, result: Any) -> dict[str, Any]:
+def acp_verdict(outcome: dict[str, Any] | None, result: ExecResultLike) -> dict[str, Any]:
     """TurnResult fields from the ACP driver's result: the protocol decides, not exit codes."""
     if result.timed_out:
         return {"success": False, "timeout": True, "finish_reason": "timeout", "exit_status": "host_deadline",

@@ -16,12 +16,17 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 from clawmark.claws.base import Budgets
 from clawmark.results.outcome import best_turn_of_row
+
+if TYPE_CHECKING:
+    from clawmark.catalog import ClosedLoopTask, SweInstance
+    from clawmark.claws.profiles import ProfileUse
+    from clawmark.results import AttemptRow, ResultStore
 
 ROW_FIELDS = ("task_id", "claw", "model", "seed", "status", "resolved", "resolution", "error_kind",
               "error_message", "cell_key", "attempt_id", "artifacts_dir")
@@ -107,7 +112,7 @@ def run(
     _print_row(row, as_json)
 
 
-def _profile_use(name: str, checkout: Path | None, claw: str) -> Any:
+def _profile_use(name: str, checkout: Path | None, claw: str) -> ProfileUse:
     """--profile and --checkout as the attempt config's `profile`; a bad one (unknown, not running
     this claw, its checkout missing) fails before anything runs."""
     from clawmark.claws import Budgets
@@ -134,7 +139,7 @@ def _web_rules(path: Path | None) -> list:
         _fail(f"--web-rules: {exc}")
 
 
-def _find_task(task_id: str, instances: Path | None, tasks: Path | None) -> Any:
+def _find_task(task_id: str, instances: Path | None, tasks: Path | None) -> SweInstance | ClosedLoopTask:
     """A SWE instance, else a bundled closed-loop task (when --tasks did not already say)."""
     from clawmark.catalog import CatalogError, UnknownTask, find_instance
     from clawmark.settings import settings
@@ -151,7 +156,7 @@ def _find_task(task_id: str, instances: Path | None, tasks: Path | None) -> Any:
         _fail(str(exc))
 
 
-def _find_closed_loop(task_id: str, root: Path) -> Any:
+def _find_closed_loop(task_id: str, root: Path) -> ClosedLoopTask | None:
     """The task `task_id` of a tree: files named after it are loaded first, then the whole tree."""
     from clawmark.catalog import CatalogError, load_task, load_tasks
     from clawmark.catalog.package import find_task_files
@@ -167,8 +172,8 @@ def _find_closed_loop(task_id: str, root: Path) -> Any:
         _fail(str(exc))
 
 
-def _run_closed_loop(task: Any, claw: str, model: str, seed: int, store: Any, sweep_id: str,
-                     budgets: dict[str, float], closed: dict[str, Any]) -> Any:
+def _run_closed_loop(task: ClosedLoopTask, claw: str, model: str, seed: int, store: ResultStore, sweep_id: str,
+                     budgets: dict[str, float], closed: dict[str, Any]) -> AttemptRow:
     from pydantic import ValidationError
 
     from clawmark.attempts.closed_loop import (ClosedLoopAttemptConfig, open_closed_loop_attempt,
@@ -208,8 +213,8 @@ def _engine_or_fail() -> None:
         _fail(str(exc))
 
 
-def _run_patch(instance: Any, claw: str, model: str, seed: int, store: Any, sweep_id: str,
-               budgets: dict[str, float], profile: Any) -> Any:
+def _run_patch(instance: SweInstance, claw: str, model: str, seed: int, store: ResultStore, sweep_id: str,
+               budgets: dict[str, float], profile: ProfileUse) -> AttemptRow:
     from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
     from clawmark.sweeps.gateway import sweep_gateway
 
@@ -219,7 +224,7 @@ def _run_patch(instance: Any, claw: str, model: str, seed: int, store: Any, swee
         return run_patch_attempt(instance, claw, model, seed, store, sweep_id, server, config=config)
 
 
-def _print_row(row: Any, as_json: bool, fields: tuple[str, ...] = ROW_FIELDS) -> None:
+def _print_row(row: AttemptRow, as_json: bool, fields: tuple[str, ...] = ROW_FIELDS) -> None:
     data = row.model_dump(mode="json")
     data["cost_usd"] = row.cost_usd
     if as_json:

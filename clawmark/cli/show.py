@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import typer
 
+from clawmark.jsontypes import JsonValue
 from clawmark.results.outcome import best_turn_of_row
 from clawmark.results.transcript import TranscriptMessage, load, render
 
@@ -37,7 +37,7 @@ def show(attempt_dir: Path = typer.Argument(..., help="An attempt folder (artifa
     typer.echo(_footer(attempt_dir))
 
 
-def _load(path: Path) -> Any:
+def _load(path: Path) -> JsonValue:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -89,7 +89,7 @@ def _transcript_lines(messages: list[TranscriptMessage], shown: int) -> list[str
     return lines
 
 
-def _decision_lines(decision: Any, checks: list[dict]) -> list[str]:
+def _decision_lines(decision: JsonValue, checks: list[dict]) -> list[str]:
     if not decision:
         return ["  decision: (none: the cycle stopped before judging)"]
     if "error" in decision:

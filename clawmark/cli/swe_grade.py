@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
+
+if TYPE_CHECKING:
+    from clawmark.catalog import SweInstance
+    from clawmark.swe.grading import GradeResult
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
 
@@ -39,7 +43,7 @@ def grade(
         _print_table(instance_id, result)
 
 
-def _find_instance(path: Path, instance_id: str) -> Any:
+def _find_instance(path: Path, instance_id: str) -> SweInstance:
     from clawmark.catalog import CatalogError, find_instance
 
     try:
@@ -62,7 +66,7 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
-def _print_table(instance_id: str, result: Any) -> None:
+def _print_table(instance_id: str, result: GradeResult) -> None:
     from clawmark.cli.console import console as make_console
     from rich.table import Table
 

@@ -13,17 +13,24 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from clawmark.cli.console import console
 from clawmark.cli.sweep_view import finished_line, progress_table
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from clawmark.results import ResultStore
+    from clawmark.sweeps.progress import FinishedCell, SweepWatcher
+    from clawmark.sweeps.spec import SweepSpec
 
 POLL_S = 1.0
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s %(run)s%(message)s"
 SCREEN_LEVEL = logging.WARNING  # a flow's own warnings (engine down, cost cap) stay on screen
 
 
-def sweep_log_path(store: Any, sweep_id: str) -> Path:
+def sweep_log_path(store: ResultStore, sweep_id: str) -> Path:
     """`<results>/sweeps/<sweep_id>/sweep.log` (beside the pinned config); for a remote store,
     beside the local staging of its artifacts."""
     if store.is_local:
@@ -31,7 +38,8 @@ def sweep_log_path(store: Any, sweep_id: str) -> Path:
     return Path(store.artifacts_root) / f"{sweep_id}.sweep.log"
 
 
-def run_live(target: Callable[[], dict], watcher: Any, spec: Any, store: Any, *, verbose: bool) -> dict:
+def run_live(target: Callable[[], dict], watcher: SweepWatcher, spec: SweepSpec, store: ResultStore, *,
+             verbose: bool) -> dict:
     """Run `target` (a flow call) in a thread; what it returns, or the exception it raised."""
     out, box = console(), {}
     log_file = sweep_log_path(store, spec.sweep_id)
@@ -64,7 +72,8 @@ def _call(target: Callable[[], dict], box: dict) -> None:
         box["error"] = exc
 
 
-def _show(cells: list, watcher: Any, spec: Any, store: Any, out: Any) -> None:
+def _show(cells: list[FinishedCell], watcher: SweepWatcher, spec: SweepSpec, store: ResultStore,
+          out: Console) -> None:
     for cell in cells:
         out.print(finished_line(cell, watcher, spec.max_cost_usd), highlight=False, markup=False, emoji=False, soft_wrap=True)
         if cell.status == "harness_error":  # a bug of ours: its traceback belongs on screen
@@ -100,7 +109,7 @@ class _AttemptLog(logging.Handler):
     """A stage's warning or failure (with its traceback) into the attempt's own logs/stages.log:
     the attempt scope (runtime/owner.py) says which cell's context logged it."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: ResultStore) -> None:
         super().__init__(logging.WARNING)
         self.store = store
         self.setFormatter(_RunFormatter())
@@ -118,7 +127,7 @@ class _AttemptLog(logging.Handler):
 
 
 @contextmanager
-def prefect_to_file(log_file: Path, store: Any, *, verbose: bool) -> Iterator[None]:
+def prefect_to_file(log_file: Path, store: ResultStore, *, verbose: bool) -> Iterator[None]:
     from prefect.logging.configuration import ensure_logging_setup
     from prefect.logging.handlers import PrefectConsoleHandler
 

@@ -77,7 +77,7 @@ class Cassette(BaseModel):
 
     @field_validator("price")
     @classmethod
-    def _price(cls, value: Any) -> Any:
+    def _price(cls, value: object) -> Price | None:
         return None if value is None else Price.model_validate(value)
 
     def steps_for(self, tools: list[str] | None) -> list[Step]:
@@ -129,7 +129,7 @@ def _only_claw_context(text: str) -> bool:
     return text.startswith(begin) and text.endswith(end) and text.count(begin) == 1
 
 
-def content_text(content: Any) -> str:
+def content_text(content: object) -> str:
     """Text of an OpenAI message content: a string or a list of typed parts."""
     if isinstance(content, str):
         return content

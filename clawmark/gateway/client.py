@@ -54,14 +54,14 @@ class _Call:
         self.retries = 0
         self.started = time.perf_counter()
 
-    def litellm_kwargs(self, messages: list[dict], tools: list | None, params: dict[str, Any]) -> dict[str, Any]:
+    def litellm_kwargs(self, messages: list[dict], tools: list | None, params: dict[str, object]) -> dict[str, Any]:
         kwargs = {**params, **litellm_target(self.model), "messages": messages}
         if tools:
             kwargs["tools"] = tools
         # We retry ourselves (typed, Retry-After aware); litellm and the openai SDK must not.
         return kwargs | {"timeout": self.config.timeout_s, "max_retries": 0, "num_retries": 0}
 
-    def direct(self, messages: list[dict], tools: list | None, params: dict[str, Any]):
+    def direct(self, messages: list[dict], tools: list | None, params: dict[str, object]):
         """(target, body) for the passthrough path, or (None, None) for litellm."""
         target = passthrough.direct_target(self.model, params)
         if target is None:
@@ -121,7 +121,8 @@ def usage_tokens(usage: dict) -> dict[str, int]:
 
 def complete(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
              ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
-             prices: PriceTable | None = None, recorder: CassetteRecorder | None = None, **params: Any) -> Completion:
+             prices: PriceTable | None = None, recorder: CassetteRecorder | None = None,
+             **params: object) -> Completion:
     """One chat completion (blocking). Raises a ModelError subclass; the ledger gets a record either way."""
     call = _Call(role, attempt_id, model, ledger, budget, config, prices)
     call.check_budget()
@@ -139,7 +140,7 @@ def complete(*, role: str, attempt_id: str, model: str, messages: list[dict], to
 async def acomplete(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
                     ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
                     prices: PriceTable | None = None, recorder: CassetteRecorder | None = None,
-                    **params: Any) -> Completion:
+                    **params: object) -> Completion:
     """`complete` for an event loop."""
     call = _Call(role, attempt_id, model, ledger, budget, config, prices)
     call.check_budget()
@@ -164,7 +165,7 @@ async def acomplete(*, role: str, attempt_id: str, model: str, messages: list[di
 async def astream(*, role: str, attempt_id: str, model: str, messages: list[dict], tools: list | None = None,
                   ledger: Ledger | None = None, budget: Budget | None = None, config: ClientConfig | None = None,
                   prices: PriceTable | None = None, recorder: CassetteRecorder | None = None,
-                  **params: Any) -> AsyncIterator[list[dict]]:
+                  **params: object) -> AsyncIterator[list[dict]]:
     """Streamed chat completion: yields batches (lists) of OpenAI chunk dicts — what arrived
     together — the last chunk carrying usage. Retries happen only before the first batch; the
     call is recorded once, at the final usage chunk or when the stream ends or breaks."""
@@ -187,7 +188,7 @@ async def astream(*, role: str, attempt_id: str, model: str, messages: list[dict
         tally.finish(CallAbandoned("stream abandoned by the caller"))
 
 
-async def _open_stream(call: _Call, messages: list[dict], tools: list | None, params: dict[str, Any]):
+async def _open_stream(call: _Call, messages: list[dict], tools: list | None, params: dict[str, object]):
     """(stream of batches, first batch), retrying until the first batch arrives."""
     streaming = {"stream": True, "stream_options": {"include_usage": True}}
     target, body = call.direct(messages, tools, params)

@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any, Iterator
+from typing import Iterator
 
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from clawmark.gateway import client, replay
 from clawmark.gateway.cassettes import content_text
 from clawmark.gateway.errors import InvalidRequest
+from clawmark.jsontypes import JsonValue
 
 
 def to_chat_messages(body: dict) -> list[dict]:
@@ -48,7 +49,7 @@ def to_chat_messages(body: dict) -> list[dict]:
     return messages
 
 
-def chat_content(content: Any) -> Any:
+def chat_content(content: object) -> str | list[dict]:
     """Text stays a string (what cassettes and prompt caches match); parts with images become chat parts."""
     images = image_parts(content)
     if not images:
@@ -57,7 +58,7 @@ def chat_content(content: Any) -> Any:
     return [*texts, *images]
 
 
-def image_parts(content: Any) -> list[dict]:
+def image_parts(content: object) -> list[dict]:
     """The `input_image` parts of a Responses content list, as chat `image_url` parts."""
     if not isinstance(content, list):
         return []
@@ -94,7 +95,7 @@ def to_response(chat: dict, model: str) -> dict:
 
 
 def stream_events(response: dict) -> Iterator[bytes]:
-    def event(kind: str, **data: Any) -> bytes:
+    def event(kind: str, **data: JsonValue) -> bytes:
         return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
 
     yield event("response.created", response={**response, "status": "in_progress", "output": []})

@@ -146,14 +146,14 @@ def run_codex(workspace: Path, record: Path, prompt: str, *, model: str, base_ur
     return last
 
 
-def _read(sandbox: Any, path: str) -> str | None:
+def _read(sandbox: Sandbox, path: str) -> str | None:
     try:
         return sandbox.read_file(path).decode("utf-8", errors="replace")
     except Exception:  # noqa: BLE001 - no last message: codex ended without answering
         return None
 
 
-def _keep_rollout(sandbox: Any, record: Path) -> None:
+def _keep_rollout(sandbox: Sandbox, record: Path) -> None:
     try:
         sandbox.copy_out(f"{SESSION}/home/sessions", record)
     except Exception:  # noqa: BLE001 - codex wrote no session (it failed before its first call)

@@ -38,7 +38,7 @@ def role_settings(task: ClosedLoopTask, role: Role, default_model: str) -> RoleS
                         instructions=override.instructions or override.policy)
 
 
-def gateway_chat(base_url: str, model: str, token: str = "", timeout_s: float = 600.0, **params: Any) -> ChatFn:
+def gateway_chat(base_url: str, model: str, token: str = "", timeout_s: float = 600.0, **params: object) -> ChatFn:
     """A ChatFn over the gateway at `base_url` (…/v1); `params` (e.g. reasoning_effort) go in every body."""
     def chat(messages: list[dict]) -> str:
         response = chat_completion(base_url, model, messages, timeout_s=timeout_s, token=token, **params)

@@ -131,7 +131,7 @@ def render_transcript(messages: list[TranscriptMessage] | list[dict]) -> str:
     return render(messages)  # type: ignore[arg-type]
 
 
-def message_text(content: Any) -> str:
+def message_text(content: object) -> str:
     """Text of a message content; image parts become a placeholder."""
     if isinstance(content, str):
         return content

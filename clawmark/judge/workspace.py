@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
+from clawmark.catalog.task import ClosedLoopTask
+from clawmark.jsontypes import JsonValue
 from clawmark.judge.evidence import IMAGE_SUFFIXES
 from clawmark.judge.fence import Fence
 from clawmark.judge.prompting import hidden_files
@@ -35,7 +37,7 @@ VIEW_HEAD_BYTES, VIEW_TAIL_BYTES = 24 * 1024, 48 * 1024
 MAX_LISTED = 300
 
 
-def build_role_workspace(root: Path, role: Role, *, task: Any, snapshot: bool, turn: int, max_turns: int,
+def build_role_workspace(root: Path, role: Role, *, task: ClosedLoopTask, snapshot: bool, turn: int, max_turns: int,
                          cycle: Path, history: list[dict], fence: Fence, firewall_view: dict | None = None) -> dict:
     """Lay out `root` (emptied first) for `role` judging executor turn `turn` whose cycle folder is
     `cycle` (prompt.txt, transcript.json, results/, screen.png); returns the manifest."""
@@ -128,7 +130,7 @@ def _head_lines(lines: list[str], budget: int) -> list[str]:
     return kept
 
 
-def _copy_references(task: Any, target: Path) -> None:
+def _copy_references(task: ClosedLoopTask, target: Path) -> None:
     for path in hidden_files(task):
         relative = path.relative_to(task.package_dir)
         relative = relative.relative_to("references") if relative.parts[0] == "references" else relative
@@ -136,7 +138,7 @@ def _copy_references(task: Any, target: Path) -> None:
         shutil.copyfile(path, target / relative)
 
 
-def _write_privacy_names(task: Any, folder: Path) -> None:
+def _write_privacy_names(task: ClosedLoopTask, folder: Path) -> None:
     """Upstream mirrors the values; a judge container reaches only the gateway, so no live service
     a value opens is reachable from it: the names say what the task used, the values stay out."""
     names = list(getattr(task, "privacy_vars", None) or [])
@@ -179,5 +181,5 @@ def _links(folder: str, names: list[str]) -> list[str]:
     return [n for n in names if (Path(folder) / n).is_symlink()]
 
 
-def _write_json(path: Path, value: Any) -> None:
+def _write_json(path: Path, value: JsonValue) -> None:
     path.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -20,7 +20,7 @@ import io
 import shutil
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pyarrow.dataset as ds
 import pyarrow.fs as pafs
@@ -32,6 +32,8 @@ from clawmark.results.status import Status, is_error
 from clawmark.results.store import SINGLE_ROW_OPTIONS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from clawmark.results.store import ResultStore
 
 HISTORY_DIR, ARTIFACTS_HISTORY_DIR = "history", "_history"
@@ -63,7 +65,7 @@ def keep_replaced(store: ResultStore, sweep_id: str, cell_key: str) -> str | Non
     return path
 
 
-def read_history(store: ResultStore, sweep_id: str) -> Any:
+def read_history(store: ResultStore, sweep_id: str) -> pd.DataFrame:
     """Every replaced row of the sweep (pandas DataFrame, full schema; empty when none)."""
     selector = pafs.FileSelector(history_dir(store, sweep_id), allow_not_found=True)
     files = sorted(i.path for i in store.fs.get_file_info(selector)

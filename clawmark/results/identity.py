@@ -16,18 +16,22 @@ import math
 from collections.abc import Mapping, Set
 from enum import Enum
 from pathlib import PurePath
-from typing import Any
 
 from pydantic import BaseModel
 
+from clawmark.jsontypes import JsonValue
+
 KEY_HEX_DIGITS = 16
+
+ConfigLike = BaseModel | Mapping[str, object]
+"""A configuration as it is hashed and saved: a pydantic model or a plain mapping."""
 
 
 class UnhashableConfig(TypeError):
     """A configuration value has no canonical JSON form (e.g. an open file or a function)."""
 
 
-def _canonical(obj: Any) -> Any:
+def _canonical(obj: object) -> JsonValue:
     if isinstance(obj, BaseModel):
         return _canonical(obj.model_dump(mode="json"))
     if isinstance(obj, Enum):
@@ -47,15 +51,15 @@ def _canonical(obj: Any) -> Any:
     raise UnhashableConfig(f"cannot hash a {type(obj).__name__} in a configuration: {obj!r:.80}")
 
 
-def _canonical_json(obj: Any) -> str:
+def _canonical_json(obj: JsonValue) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def _digest(canonical: Any) -> str:
+def _digest(canonical: JsonValue) -> str:
     return hashlib.sha256(_canonical_json(canonical).encode("utf-8")).hexdigest()[:KEY_HEX_DIGITS]
 
 
-def config_hash(obj: Any) -> str:
+def config_hash(obj: object) -> str:
     """Short stable hash of any JSON-like value or pydantic model (None hashes like `{}`)."""
     return _digest(_canonical({} if obj is None else obj))
 
@@ -83,9 +87,9 @@ def cell_key(
     task_hash: str,
     claw: str,
     claw_version: str,
-    claw_settings: Any,
+    claw_settings: ConfigLike | None,
     model: str,
-    model_params: Any,
+    model_params: ConfigLike | None,
     seed: int,
     protocol_version: str,
 ) -> str:

@@ -43,9 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clawmark.fsio import atomic_write_bytes
-from typing import Any
 
-from clawmark.results.identity import config_hash
+from clawmark.results.identity import ConfigLike, config_hash
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -119,7 +118,7 @@ class AttemptLayout:
         """True once `row.json` is written (the last artifact of a finished attempt)."""
         return self.row_json.is_file()
 
-    def write_config(self, config: Any) -> str:
+    def write_config(self, config: ConfigLike) -> str:
         """Save the resolved config (dict or pydantic model) as `config.json`; return its hash."""
         payload = config.model_dump(mode="json") if hasattr(config, "model_dump") else config
         text = json.dumps(payload, indent=2, sort_keys=True, default=str)

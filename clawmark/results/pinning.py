@@ -8,16 +8,16 @@ prompt would mix two experiments in one table. `<root>/sweeps/<sweep_id>/config.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pyarrow.fs as pafs
 
+from clawmark.jsontypes import JsonObject, JsonValue
 from clawmark.results.errors import ConfigMismatch
-from clawmark.results.identity import config_hash
+from clawmark.results.identity import ConfigLike, config_hash
 from clawmark.results.store_files import StoreFiles
 
 
-def pin_config(store: StoreFiles, sweep_id: str, config: Any, *, replace: bool = False) -> str:
+def pin_config(store: StoreFiles, sweep_id: str, config: ConfigLike, *, replace: bool = False) -> str:
     """Save the config on first use and return its hash; raise `ConfigMismatch` if it changed."""
     payload = config.model_dump(mode="json") if hasattr(config, "model_dump") else config
     offered, path = config_hash(payload), store.sweep_config_path(sweep_id)
@@ -30,7 +30,7 @@ def pin_config(store: StoreFiles, sweep_id: str, config: Any, *, replace: bool =
     return offered
 
 
-def _read_pin(store: StoreFiles, sweep_id: str) -> dict | None:
+def _read_pin(store: StoreFiles, sweep_id: str) -> JsonObject | None:
     path = store.sweep_config_path(sweep_id)
     if store.fs.get_file_info(path).type != pafs.FileType.File:
         return None
@@ -43,13 +43,13 @@ def pinned_hash(store: StoreFiles, sweep_id: str) -> str | None:
     return None if pin is None else pin["config_hash"]
 
 
-def pinned_config(store: StoreFiles, sweep_id: str) -> Any | None:
+def pinned_config(store: StoreFiles, sweep_id: str) -> JsonValue:
     """The config a sweep was pinned with (what its report shows as its protocol), or None."""
     pin = _read_pin(store, sweep_id)
     return None if pin is None else pin["config"]
 
 
-def differences(old: Any, new: Any, prefix: str = "") -> list[str]:
+def differences(old: object, new: object, prefix: str = "") -> list[str]:
     """`path: old → new` for every leaf that differs between two JSON-like configs."""
     if isinstance(old, dict) and isinstance(new, dict):
         found: list[str] = []

@@ -143,7 +143,7 @@ class AttemptRow(BaseModel):
 
     @classmethod
     def from_usage(cls, usage_summary: Mapping[str, Any], *, caps: Mapping[str, float | None] | None = None,
-                   **fields: Any) -> Self:
+                   **fields: object) -> Self:
         """Build a row whose token/cost/call columns come from a `{role: totals}` summary, and
         whose cap columns from `caps` (role -> that role's own cost cap)."""
         return cls(usage=fold_usage(usage_summary, caps), **fields)

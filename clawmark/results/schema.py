@@ -9,7 +9,9 @@ Parquet reader (DuckDB, Spark, a laptop) can filter on them.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -17,7 +19,13 @@ from clawmark.results.errors import SchemaMismatch
 from clawmark.results.row import PHASES, AttemptRow, PhaseTimes
 from clawmark.results.usage import ROLES, TOKEN_KINDS, RoleUsage
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 SCHEMA_VERSION = "2"
+
+Cell = str | int | float | bool | datetime | None
+"""One column's value in a flat record, as Arrow stores it and gives it back to Python."""
 
 _IDENTITY = [
     ("sweep_id", pa.string()),
@@ -100,10 +108,10 @@ RESULT_COLUMNS: tuple[str, ...] = tuple(RESULTS_SCHEMA.names)
 _FLAT_FIELDS = [name for name, _ in _IDENTITY + _OUTCOME + _PROVENANCE] + ["started_at", "finished_at"]
 
 
-def to_record(row: AttemptRow) -> dict[str, Any]:
+def to_record(row: AttemptRow) -> dict[str, Cell]:
     """One flat dict with exactly the `RESULTS_SCHEMA` columns."""
     data = row.model_dump(mode="python")
-    record: dict[str, Any] = {name: _plain(data[name]) for name in _FLAT_FIELDS}
+    record: dict[str, Cell] = {name: _plain(data[name]) for name in _FLAT_FIELDS}
     for role in ROLES:
         usage = row.usage.get(role)
         for name in _USAGE_FIELDS:
@@ -116,7 +124,7 @@ def to_record(row: AttemptRow) -> dict[str, Any]:
     return {name: record[name] for name in RESULT_COLUMNS}
 
 
-def to_frame(table: pa.Table) -> Any:
+def to_frame(table: pa.Table) -> pd.DataFrame:
     """Arrow → pandas keeping nulls: bool/int columns become nullable, floats keep NaN."""
     import pandas as pd  # readers only; writers never pay for pandas
 
@@ -128,7 +136,7 @@ def to_table(rows: list[AttemptRow]) -> pa.Table:
     return pa.Table.from_pylist([to_record(r) for r in rows], schema=RESULTS_SCHEMA)
 
 
-def from_record(record: dict[str, Any]) -> AttemptRow:
+def from_record(record: Mapping[str, object]) -> AttemptRow:
     """Inverse of `to_record` (e.g. a DataFrame row back into a validated `AttemptRow`)."""
     fields = {name: _nullable(record.get(name)) for name in _FLAT_FIELDS}
     usage = {}
@@ -143,11 +151,11 @@ def from_record(record: dict[str, Any]) -> AttemptRow:
     return AttemptRow(**{k: v for k, v in fields.items() if v is not None}, usage=usage, wall=wall)
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Cell:
     return value.value if hasattr(value, "value") and not isinstance(value, (int, float)) else value
 
 
-def _from_cell(value: Any) -> Any:
+def _from_cell(value: object) -> Cell:
     """pandas NA/NaT or a numpy scalar → plain Python None / value (float NaN stays NaN)."""
     if value is None or isinstance(value, float):
         return value
@@ -160,19 +168,19 @@ def _from_cell(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def _nullable(value: Any) -> Any:
+def _nullable(value: object) -> Cell:
     """A missing cell in any dtype (None, NA, NaT, or NaN in pandas' `str` dtype) → None."""
     value = _from_cell(value)
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     value = _from_cell(value)
     value = _nullable(value)
     return None if value is None else int(value)
 
 
-def _float(value: Any) -> float:
+def _float(value: object) -> float:
     value = _from_cell(value)
     return math.nan if value is None else float(value)
 

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.dataset as ds
@@ -42,6 +42,11 @@ from clawmark.results.row import AttemptRow
 from clawmark.results.schema import RESULTS_SCHEMA, from_record, to_frame, to_table
 from clawmark.results.store_files import and_filters, filter_expression, scan, scan_tolerant
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from clawmark.results.identity import ConfigLike
+
 ROWS_DIR, CELLS_DIR, SWEEPS_DIR = "rows", "cells", "sweeps"
 SUFFIX, COMPACTED = ".parquet", "_compacted.parquet"
 # Compression, dictionaries and statistics buy nothing for one row and cost decode time:
@@ -53,7 +58,7 @@ SINGLE_ROW_OPTIONS: dict[str, Any] = {"compression": "none", "use_dictionary": F
 class ReadResult:
     """Rows that read, plus every file that did not (never silently dropped)."""
 
-    frame: Any  # pandas.DataFrame
+    frame: pd.DataFrame
     bad_files: list[BadFile] = field(default_factory=list)
     files_read: int = 0
 
@@ -184,7 +189,7 @@ class ResultStore:
 
     # -- read ----------------------------------------------------------------------------
     def read(self, sweep_id: str | Iterable[str] | None = None, *,
-             where: Mapping[str, Any] | None = None, columns: list[str] | None = None) -> Any:
+             where: Mapping[str, Any] | None = None, columns: list[str] | None = None) -> pd.DataFrame:
         """All rows as a pandas DataFrame with the full schema; unreadable files are warned about
         by name (use `read_report` to get them as data)."""
         result = self.read_report(sweep_id, where=where, columns=columns)
@@ -233,7 +238,7 @@ class ResultStore:
             raise KeyError(f"no row for cell {cell_key} in sweep {sweep_id}")
         return from_record(rows[0])
 
-    def pin_config(self, sweep_id: str, config: Any, *, replace: bool = False) -> str:
+    def pin_config(self, sweep_id: str, config: ConfigLike, *, replace: bool = False) -> str:
         """Save the sweep's resolved config once; a resume with a different one raises
         `ConfigMismatch`. Returns the config hash (store it in every row's `config_hash`)."""
         return pin_config(self, sweep_id, config, replace=replace)

@@ -31,12 +31,12 @@ class StoreFiles(Protocol):
                    columns: list[str] | None = None) -> tuple[pa.Table, list[BadFile], int]: ...
 
 
-def scan(fs: pafs.FileSystem, files: list[str], expr: Any, columns: list[str] | None) -> pa.Table:
+def scan(fs: pafs.FileSystem, files: list[str], expr: ds.Expression | None, columns: list[str] | None) -> pa.Table:
     dataset = ds.dataset(files, schema=RESULTS_SCHEMA, format="parquet", filesystem=fs)
     return dataset.to_table(filter=expr, columns=columns)
 
 
-def scan_tolerant(fs: pafs.FileSystem, files: list[str], expr: Any,
+def scan_tolerant(fs: pafs.FileSystem, files: list[str], expr: ds.Expression | None,
                   columns: list[str] | None) -> tuple[pa.Table, list[BadFile]]:
     """File by file, so one bad file names itself instead of failing the whole read."""
     tables, bad = [], []
@@ -49,11 +49,11 @@ def scan_tolerant(fs: pafs.FileSystem, files: list[str], expr: Any,
     return (pa.concat_tables(tables) if tables else empty.empty_table()), bad
 
 
-def and_filters(left: Any, right: Any) -> Any:
+def and_filters(left: ds.Expression | None, right: ds.Expression | None) -> ds.Expression | None:
     return right if left is None else left if right is None else left & right
 
 
-def filter_expression(where: Mapping[str, Any] | None) -> Any:
+def filter_expression(where: Mapping[str, Any] | None) -> ds.Expression | None:
     """`{"claw": "nop", "seed": [0, 1]}` → an Arrow filter (equality, or membership for lists)."""
     expr = None
     for column, value in (where or {}).items():

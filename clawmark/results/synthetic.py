@@ -7,6 +7,7 @@ rows with the full `RESULTS_SCHEMA`, built with numpy (a million rows in about a
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,9 +23,9 @@ CLAWS = ("openclaw", "nanobot", "hermes", "edict", "zeroclaw", "genericagent", "
 MODELS = ("opus", "sonnet", "gpt", "glm", "deepseek", "qwen")
 
 
-def example_row(**overrides: Any) -> AttemptRow:
+def example_row(**overrides: object) -> AttemptRow:
     """A valid closed-loop pass; override any field (identity changes recompute the cell key)."""
-    fields: dict[str, Any] = dict(
+    fields: dict[str, object] = dict(
         sweep_id="sweep-1", track="closed_loop", task_id="task-1", task_hash="th1",
         category="101_skill_usage", capability="skill_usage", language="en",
         claw="nop", claw_version="1.0", claw_settings_hash=config_hash({}),
@@ -81,10 +82,10 @@ def _complete(columns: dict[str, Any], n: int) -> pa.Table:
 
 
 
-def _array(values: Any, type_: pa.DataType) -> pa.Array:
+def _array(values: pa.Array | np.ndarray, type_: pa.DataType) -> pa.Array:
     return values.cast(type_) if isinstance(values, pa.Array) else pa.array(values, type_)
 
 
-def _pick(values: Any, index: np.ndarray) -> pa.Array:
+def _pick(values: Sequence[str], index: np.ndarray) -> pa.Array:
     """Strings by index, built in Arrow (numpy string ops are ~10x slower at this size)."""
     return pa.array(list(values), pa.string()).take(pa.array(index))

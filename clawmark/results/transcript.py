@@ -34,14 +34,14 @@ class TranscriptMessage(BaseModel):
 MESSAGES = TypeAdapter(list[TranscriptMessage])
 
 
-def arguments_text(arguments: Any) -> str:
+def arguments_text(arguments: object) -> str:
     """Tool-call arguments as text: strings as they are, anything else as compact JSON."""
     if arguments is None:
         return ""
     return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False, default=str)
 
 
-def content_text(content: Any) -> str:
+def content_text(content: object) -> str:
     """Text of an OpenAI- or Anthropic-shaped content (a string or a list of parts); an image part
     becomes ``[image]``, any other non-text part a placeholder naming its type."""
     if content is None:
@@ -53,7 +53,7 @@ def content_text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, default=str)
 
 
-def _part_text(part: Any) -> str:
+def _part_text(part: object) -> str:
     if isinstance(part, str):
         return part
     if not isinstance(part, dict):
@@ -86,7 +86,7 @@ def from_openai(messages: list[Any]) -> list[TranscriptMessage]:
     return found
 
 
-def _text_or_none(value: Any) -> str | None:
+def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 

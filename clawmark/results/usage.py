@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+
+Value = TypeVar("Value")
 
 ROLES: tuple[str, ...] = ("executor", "supervisor", "user_simulator")
 JUDGE_ROLES: tuple[str, ...] = ("supervisor", "user_simulator")  # the closed loop's judge; the patch track has none
@@ -66,7 +68,7 @@ class RoleUsage(BaseModel):
         return cls(**counts, cost_usd=cost_usd)
 
 
-def _first(data: Mapping[str, Any], spellings: tuple[str, ...]) -> Any:
+def _first(data: Mapping[str, Value], spellings: tuple[str, ...]) -> Value | None:
     for name in spellings:
         if name in data:
             return data[name]

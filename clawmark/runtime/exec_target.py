@@ -16,17 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from clawmark.runtime.execution import ExecResultLike
+
 if TYPE_CHECKING:  # a type only: sandbox.py loads the Docker SDK
     from clawmark.runtime.sandbox import Sandbox
-
-
-class ExecResultLike(Protocol):
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    duration_s: float
-    timed_out: bool
-    truncated: bool
 
 
 @runtime_checkable

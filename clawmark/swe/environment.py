@@ -7,15 +7,19 @@ still land in the tree are dropped from the patch by `patch_clean`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from clawmark.runtime.exec_target import ExecResultLike, ForwardsToSandbox
+from clawmark.runtime.exec_target import ForwardsToSandbox
+from clawmark.runtime.execution import ExecResultLike
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.swe.history import REPO_DIR, install_global_gitignore, prepare_history
 from clawmark.swe.instance_image import instance_image
 from clawmark.swe.shell import q, run_step
+
+if TYPE_CHECKING:
+    from clawmark.catalog.swe import SweInstance
 
 
 class InstanceEnvConfig(BaseModel):
@@ -33,7 +37,7 @@ class InstanceEnvConfig(BaseModel):
     extra_hosts: dict[str, str] = Field(default_factory=dict, description="/etc/hosts entries.")
 
 
-def fix_commits(instance: Any) -> list[str]:
+def fix_commits(instance: SweInstance) -> list[str]:
     """Known fix commit ids of a row (clawmark's `fix_commit` extra), probed by the leak check."""
     extras = getattr(instance, "model_extra", None) or {}
     value = extras.get("fix_commit") or extras.get("fix_commits") or []
@@ -47,7 +51,7 @@ class InstanceEnv(ForwardsToSandbox):
     `ShellStepFailed` (git step failed) or the runtime's errors; the container never outlives it.
     """
 
-    def __init__(self, instance: Any, config: InstanceEnvConfig | None = None, progress=None) -> None:
+    def __init__(self, instance: SweInstance, config: InstanceEnvConfig | None = None, progress=None) -> None:
         self.instance, self.config, self.progress = instance, config or InstanceEnvConfig(), progress
         self.sandbox: Sandbox | None = None
 
@@ -61,7 +65,7 @@ class InstanceEnv(ForwardsToSandbox):
             self.sandbox = None
 
 
-def provision_instance(instance: Any, config: InstanceEnvConfig, progress=None):
+def provision_instance(instance: SweInstance, config: InstanceEnvConfig, progress=None):
     """Start the container and prepare /testbed; tears the container down if preparation fails."""
     image = instance_image(instance, progress)
     sandbox = Sandbox.provision(SandboxConfig(

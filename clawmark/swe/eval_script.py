@@ -12,10 +12,13 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING
 
 from clawmark.swe.grading import END_MARKER, EXIT_CODE_LINE, START_MARKER
 from clawmark.swe.patch_clean import split_sections
+
+if TYPE_CHECKING:
+    from clawmark.catalog.swe import SweInstance
 
 TESTBED = "/testbed"
 EXIT_CODE_VAR = "CLAWMARK_TEST_EXIT_CODE"
@@ -26,7 +29,7 @@ class EvalScriptError(ValueError):
     """The instance has neither an eval_script nor a test_cmd to generate one from."""
 
 
-def make_eval_script(instance: Any) -> str:
+def make_eval_script(instance: SweInstance) -> str:
     """The bash eval script for `instance` (a SweInstance or anything with its attributes)."""
     test_cmd = (getattr(instance, "test_cmd", None) or "").strip()
     if not test_cmd:

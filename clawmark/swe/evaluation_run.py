@@ -12,13 +12,16 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clawmark.results.status import FailureReason, Status
 from clawmark.swe.evaluate import EvalConfig, EvalOutcome, evaluate_prediction
 from clawmark.swe.predictions import Prediction
 from clawmark.swe.report import run_summary as swebench_summary, write_json_atomic
 from clawmark.swe.summary_status import SummaryStatus, summary_status
+
+if TYPE_CHECKING:
+    from clawmark.catalog.swe import SweInstance
 
 SUMMARY_FILE = "run_summary.json"
 
@@ -33,7 +36,7 @@ class RunResult:
     unknown_ids: list[str] = field(default_factory=list)
 
 
-def evaluate_run(instances: Iterable[Any], predictions: Mapping[str, Prediction], run_id: str,
+def evaluate_run(instances: Iterable[SweInstance], predictions: Mapping[str, Prediction], run_id: str,
                  out_dir: str | Path, workers: int = 1, config: EvalConfig | None = None,
                  on_done: Callable[[EvalOutcome], None] | None = None) -> RunResult:
     """Evaluate every prediction whose instance is known; unknown ids are listed, not run."""
@@ -73,7 +76,7 @@ def run_summary(instance_ids: list[str], predictions: Mapping[str, Prediction],
     return summary
 
 
-def _one(instance: Any, prediction: Prediction, run_dir: Path, config: EvalConfig | None) -> EvalOutcome:
+def _one(instance: SweInstance, prediction: Prediction, run_dir: Path, config: EvalConfig | None) -> EvalOutcome:
     """Never raises: anything unexpected becomes an infra_error outcome for this instance only."""
     try:
         return evaluate_prediction(instance, prediction.model_patch, run_dir / _safe(prediction.model_name_or_path),

@@ -16,11 +16,14 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from clawmark.runtime.image_cache import ImageCacheConfig, ImagePullFailed, prune_to_budget, pull_image, record_use
 from clawmark.runtime.images import ensure_derived_image, ensure_image
 from clawmark.swe.errors import InstanceImageMissing, InstanceUnbuildable
+
+if TYPE_CHECKING:
+    from clawmark.catalog.swe import SweInstance
 
 LANGUAGE_IMAGES = {"python": "python", "javascript": "node", "typescript": "node", "node": "node",
                    "go": "go", "golang": "go", "rust": "rust"}
@@ -36,7 +39,7 @@ WORKDIR /testbed
 """
 
 
-def instance_image(instance: Any, progress=None, cache: Any = None) -> str:
+def instance_image(instance: SweInstance, progress=None, cache: ImageCacheConfig | None = None) -> str:
     """The image ref for `instance`: the row's image (pulled when absent and allowed) or the
     derived one (built when absent); recorded as used, then the image budget enforced."""
     cache = cache or ImageCacheConfig.from_env()
@@ -49,7 +52,7 @@ def instance_image(instance: Any, progress=None, cache: Any = None) -> str:
     return ref
 
 
-def _ensure_named(instance: Any, cache: Any, progress) -> bool:
+def _ensure_named(instance: SweInstance, cache: ImageCacheConfig, progress) -> bool:
     """Make the row's image present; True when it was pulled here (else it was already there)."""
     from clawmark.runtime.images import image_lock, image_present  # per call: tests stand in for image_present
 
@@ -67,7 +70,7 @@ def _ensure_named(instance: Any, cache: Any, progress) -> bool:
     return True
 
 
-def runtime_image_name(instance: Any) -> str:
+def runtime_image_name(instance: SweInstance) -> str:
     """The clawmark runtime image an instance builds on (`runtime_image` extra, else its language)."""
     extras = getattr(instance, "model_extra", None) or {}
     name = extras.get("runtime_image") or LANGUAGE_IMAGES.get((instance.language or "").lower())
@@ -77,7 +80,7 @@ def runtime_image_name(instance: Any) -> str:
     return name
 
 
-def _derived_image(instance: Any, progress) -> str:
+def _derived_image(instance: SweInstance, progress) -> str:
     bundle = Path(instance.repo_bundle) if instance.repo_bundle else None
     if bundle is None or not bundle.is_file():
         raise InstanceUnbuildable(instance.instance_id, f"no image and no repo_bundle file (got {bundle})")
@@ -93,7 +96,7 @@ def _derived_image(instance: Any, progress) -> str:
                                     dockerfile, progress)
 
 
-def _safe_commit(instance: Any) -> str:
+def _safe_commit(instance: SweInstance) -> str:
     base = instance.base_commit
     if not base.isalnum():
         raise InstanceUnbuildable(instance.instance_id, f"base_commit must be a hex commit id (got {base!r})")

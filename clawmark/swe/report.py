@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from clawmark.fsio import atomic_write_text
+from clawmark.jsontypes import JsonValue
 from typing import Any, Mapping
 
 from clawmark.swe.grading import GradeResult
@@ -83,7 +84,7 @@ def _entry(reports: Mapping[str, Mapping[str, Any] | None], instance_id: str) ->
     return entry if isinstance(entry, Mapping) else {}
 
 
-def write_json_atomic(path: str | Path, data: Any) -> Path:
+def write_json_atomic(path: str | Path, data: JsonValue) -> Path:
     """Write JSON so readers see the old file or the whole new one, never a torn one
     ("report.json exists" means the instance is done)."""
     return atomic_write_text(path, json.dumps(data, indent=4) + "\n")

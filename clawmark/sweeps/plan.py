@@ -16,8 +16,10 @@ from itertools import product
 from typing import Any
 
 from clawmark.attempts.gateway_link import uses_fallback_price
-from clawmark.attempts.patch import claw_image_ref, environment_hash, identity_fields, model_for_task
+from clawmark.attempts.patch import (PatchAttemptConfig, claw_image_ref, environment_hash, identity_fields,
+                                     model_for_task)
 from clawmark.catalog import SweInstance, find_instances, load_instances, load_suite
+from clawmark.claws.base import ClawAdapter
 from clawmark.claws.profiles import claw_for
 from clawmark import PROTOCOL_VERSION
 from clawmark.results import AttemptRow, ResultStore
@@ -76,8 +78,8 @@ def cell_key_of(spec: SweepSpec, instance: SweInstance, claw_name: str, model: s
     return AttemptRow(status="infra_error", **fields).cell_key
 
 
-def _patch_keys(spec: SweepSpec, instance: SweInstance, claw: Any, config: Any, environment: str,
-                image: str) -> list[tuple[str, int, str]]:
+def _patch_keys(spec: SweepSpec, instance: SweInstance, claw: ClawAdapter, config: PatchAttemptConfig,
+                environment: str, image: str) -> list[tuple[str, int, str]]:
     """(model, seed, key) of one instance × claw. The identity is built once (hashing the instance
     row is the costly part) and only model and seed vary: they do not enter any other field."""
     base = identity_fields(instance, claw, spec.models[0], spec.seeds[0], spec.sweep_id, config, environment, image)

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from clawmark.jsontypes import JsonValue
+
 MAX_FILE_BYTES = 32 * 2**20  # a session file past this is read up to here (the judge shows far less)
 
 
@@ -17,7 +19,7 @@ def read_text(path: Path) -> str:
         return handle.read(MAX_FILE_BYTES).decode("utf-8", errors="replace")
 
 
-def load_json(path: Path) -> Any:
+def load_json(path: Path) -> JsonValue:
     try:
         return json.loads(read_text(path))
     except ValueError:

@@ -83,5 +83,5 @@ def _converted(kind: str, message: dict[str, Any], agent: str | None) -> Transcr
     return TranscriptMessage(role=role, text=text, tool_calls=calls, agent=agent)
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None

@@ -45,7 +45,7 @@ def import_csb_leaderboard(store: ResultStore, sweep_id: str, leaderboard: str |
     return write_import(store, sweep_id, rows, source, meta)
 
 
-def _section_rows(name: str, section: Any, file: Path):
+def _section_rows(name: str, section: object, file: Path):
     """(label, claw, model, row) of one section: `rows` under a fixed claw, or `groups` under a fixed model."""
     where = f"sections.{name}"
     if not isinstance(section, dict) or not ("rows" in section or "groups" in section):

@@ -7,14 +7,18 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar, overload
 
+from clawmark.jsontypes import JsonValue
 from clawmark.results.identity import config_hash
 from clawmark.results.row import AttemptRow, RowInvalid
 from clawmark.results.schema import to_table
 from clawmark.results.store import ResultStore
 
 PUBLISHED_VERSION = "published"  # claw_version of imported rows: the source names no claw release
+
+Kind = TypeVar("Kind")
+Number = TypeVar("Number", bound=float | None)
 
 
 class ImportInvalid(ValueError):
@@ -48,7 +52,7 @@ class ImportSummary:
     source: str
 
 
-def read_published(path: str | Path, repository: str, commit: str | None) -> tuple[Any, Source]:
+def read_published(path: str | Path, repository: str, commit: str | None) -> tuple[JsonValue, Source]:
     """The parsed JSON document and its `Source`; a truncated or non-JSON file names itself."""
     path = Path(path)
     try:
@@ -62,8 +66,18 @@ def read_published(path: str | Path, repository: str, commit: str | None) -> tup
     return data, Source(path, repository, commit, hashlib.sha256(raw).hexdigest())
 
 
-def field(record: Any, name: str, kinds: tuple[type, ...], expected: str, *, file: Path, row: str,
-          nullable: bool = False) -> Any:
+@overload
+def field(record: object, name: str, kinds: tuple[type[Kind], ...], expected: str, *, file: Path, row: str,
+          nullable: Literal[False] = False) -> Kind: ...
+
+
+@overload
+def field(record: object, name: str, kinds: tuple[type[Kind], ...], expected: str, *, file: Path, row: str,
+          nullable: bool) -> Kind | None: ...
+
+
+def field(record: object, name: str, kinds: tuple[type[Kind], ...], expected: str, *, file: Path, row: str,
+          nullable: bool = False) -> Kind | None:
     """`record[name]` when it has one of `kinds` (bool is never a number); else `ImportInvalid`."""
     if not isinstance(record, dict):
         raise ImportInvalid(file, name, f"an object with {name!r}", row)
@@ -77,7 +91,7 @@ def field(record: Any, name: str, kinds: tuple[type, ...], expected: str, *, fil
     return value
 
 
-def non_negative(value: Any, name: str, *, file: Path, row: str) -> Any:
+def non_negative(value: Number, name: str, *, file: Path, row: str) -> Number:
     if value is not None and value < 0:
         raise ImportInvalid(file, name, f"a non-negative number, got {value!r}", row)
     return value

@@ -53,7 +53,7 @@ def import_ucb_results(store: ResultStore, sweep_id: str, results: str | Path, r
     return write_import(store, sweep_id, rows, source, meta)
 
 
-def _document(data: Any, file: Path, kind: str, rows_key: str) -> list:
+def _document(data: object, file: Path, kind: str, rows_key: str) -> list:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise ImportInvalid(file, "schema", f"{SCHEMA!r} (UniClawBench {kind}), got {found!r}")
@@ -62,7 +62,7 @@ def _document(data: Any, file: Path, kind: str, rows_key: str) -> list:
     return data[rows_key]
 
 
-def _result_rows(data: Any, file: Path) -> dict[tuple[str, str, str], tuple[str, dict]]:
+def _result_rows(data: object, file: Path) -> dict[tuple[str, str, str], tuple[str, dict]]:
     """(backend, model, task) → (row label for errors, validated record); duplicates refused."""
     found: dict[tuple[str, str, str], tuple[str, dict]] = {}
     for index, record in enumerate(_document(data, file, "results", "rows")):
