@@ -211,7 +211,7 @@ def role_caps(config: ClosedLoopAttemptConfig) -> dict[str, float]:
 def _register(s: ClosedLoopAttempt) -> None:
     s.role_tokens = register(s.gateway, s.attempt_id, dict(s.models), role_caps(s.config), s.layout.ledger,
                              params=dict(s.config.model_params), fallback_price=s.config.fallback_price,
-                             image_model=s.image_model)
+                             image_model=s.image_model, claw=s.claw)
     s.registered = True
 
 

@@ -19,16 +19,17 @@ VISION_SUFFIX = "-vision"  # the claw's vision route: a sibling of the executor'
 
 def register(gateway: AttemptGateway, attempt_id: str, models: dict[str, str], caps: dict[str, float], ledger: Path,
              *, params: dict[str, object] | None = None, fallback_price: Price | None = None,
-             image_model: str | None = None) -> dict[str, str]:
+             image_model: str | None = None, claw: ClawAdapter | None = None) -> dict[str, str]:
     """Pin each role's model and cost cap (`models`, `caps`: role -> ...; the claw can change
     neither) and return each role's bearer token. Only the executor's token may go where the
     claw runs: it opens the executor's route (and the vision route, when `image_model` is set)
     and nothing else; a judge's token stays in this process or its own judge container (agent
     mode), so the claw cannot call, read or bill its judge, and the executor's spend cannot eat
-    the judge's cap."""
+    the judge's cap. The executor's requests offer the model only the tools `claw`'s filter keeps."""
     route = gateway.register_attempt(attempt_id, model=models["executor"], budget_usd=caps["executor"],
                                      role_budgets=dict(caps), role_models=models, ledger_path=ledger, params=params,
-                                     fallback_price=fallback_price, require_token=True)
+                                     fallback_price=fallback_price, require_token=True,
+                                     executor_tools=claw.gateway_tool_filter() if claw is not None else None)
     if image_model:
         gateway.register_sibling(attempt_id + VISION_SUFFIX, route, model=image_model)
     return dict(route.tokens)

@@ -76,7 +76,7 @@ def provision(s: PatchAttempt) -> None:
         s.image_id = s.ctx.sandbox.image_id
     s.provisioned = True
     tokens = register(s.gateway, s.attempt_id, {EXECUTOR_ROLE: s.call_model}, _caps(s), s.layout.ledger,
-                      params=dict(s.config.model_params), fallback_price=s.config.fallback_price)
+                      params=dict(s.config.model_params), fallback_price=s.config.fallback_price, claw=s.claw)
     s.ctx.gateway_token = tokens[EXECUTOR_ROLE]  # the attempt's only role: no other token exists
     s.next_stage = EXECUTOR_TURN.name
 

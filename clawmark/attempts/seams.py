@@ -24,8 +24,8 @@ class AttemptGateway(Protocol):
     def register_attempt(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
                          role_budgets: dict[str, float | None] | None = None, ledger_path: Path | None = None,
                          role_models: dict[str, str] | None = None, params: dict[str, object] | None = None,
-                         fallback_price: Price | None = None, require_token: bool | None = None
-                         ) -> AttemptRoute: ...
+                         fallback_price: Price | None = None, require_token: bool | None = None,
+                         executor_tools: list[str] | None = None) -> AttemptRoute: ...
 
     def register_sibling(self, attempt_id: str, of: AttemptRoute, *, model: str) -> AttemptRoute: ...
 

@@ -239,6 +239,11 @@ class ClawAdapter:
         profile = {"profile": self.profile, "profile_fixed": self.profile_fixed} if self.profile != "clawmark" else {}
         return {"name": self.name, "version": self.version, **key_settings(self.config), **profile}
 
+    def gateway_tool_filter(self) -> list[str] | None:
+        """The only tool names the gateway lets through in this claw's requests (the others are
+        dropped before the model sees them, as a paper's proxy did); None = every tool it offers."""
+        return None
+
     def docker_args(self, ctx: ClawContext) -> dict[str, Any]:
         """Extra container settings, as fields of ``clawmark.swe.environment.InstanceEnvConfig``
         (network, volumes, env, user, extra_hosts); called before the container exists, so

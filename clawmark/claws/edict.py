@@ -7,7 +7,10 @@ the user names (setting ``checkout`` or ``$CLAWMARK_EDICT_CHECKOUT``); nothing o
 in our tree. The checkout's personas, kanban command line, data and task model are copied into
 the claw home as ``EDICT_HOME`` with a fresh, empty board; each agent gets an OpenClaw agent
 whose workspace links to ``data/`` and ``scripts/``, as EDICT's installer sets them up. Session
-and agent-to-agent tools are on. The dispatch is :mod:`clawmark.claws.edict_court`.
+and agent-to-agent tools are on. The dispatch is :mod:`clawmark.claws.edict_court`. Under the
+``ucb-paper`` profile the court runs on OpenClaw 2026.3.11 (the profile's version is that release),
+with its roster in that release's form and UniClawBench's TOOLS.md / AGENTS.md preface
+(:mod:`clawmark.claws.edict_workspace`).
 
 ``edict-3role`` (configuration in ``tasks_catalog/edict``) keeps the older, simpler dispatch of
 :mod:`clawmark.claws.edict_dispatch`: cheaper to run, it stands in for the court where a test
@@ -22,15 +25,16 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
 from clawmark.claws.base import ClawContext, ClawError, TurnResult
 from clawmark.claws.edict_config import CHECKOUT_PARTS, EdictCheckout, EdictSetup, load_checkout, load_edict
-from clawmark.claws.edict_court import Court, CourtRules
+from clawmark.claws.edict_court import ENTRY, Court, CourtRules
 from clawmark.claws.edict_dispatch import Dispatch
-from clawmark.claws.openclaw import OPENCLAW_VERSION, OpenClawClaw, OpenClawConfig
+from clawmark.claws.edict_workspace import agents_md_preface, roster_block, tools_md
+from clawmark.claws.openclaw import OPENCLAW_VERSION, OpenClawClaw, OpenClawConfig, keeps_jsonl_sessions
 from clawmark.runtime.recipes import tree_digest
 from clawmark.settings import TASKS_CATALOG, settings
 
@@ -60,10 +64,23 @@ class CourtOnOpenClaw(OpenClawClaw):
         super().__init__(config)
         self.sessions: list[tuple[str, str]] = []
         self.stopped = threading.Event()  # set at the host deadline: the dispatch ends at its next step
+        self.openclaw_release = OPENCLAW_VERSION
 
     @property
     def release(self) -> str:
-        return OPENCLAW_VERSION
+        return self.openclaw_release
+
+    def pin(self, profile: str, *, version: str | None, image: str | None, prompt: str | None,
+            fixed: dict[str, Any]) -> None:
+        """A profile's version of a court is the OpenClaw release it runs on (in ``image``); the
+        court's own version still names its commit or content, now beside that release."""
+        super().pin(profile, version=None, image=image, prompt=prompt, fixed=fixed)
+        if version is not None:
+            self.openclaw_release = version
+            self.version = self.court_version()  # type: ignore[misc]
+
+    def court_version(self) -> str:
+        raise NotImplementedError
 
     def stop(self, ctx: ClawContext) -> None:
         self.stopped.set()
@@ -72,9 +89,10 @@ class CourtOnOpenClaw(OpenClawClaw):
         return f"{ctx.claw_home}/edict"
 
     def install_court(self, ctx: ClawContext, folder: Path, board: str, files: dict[str, dict[str, str]],
-                      entries: dict[str, Any], tools: dict[str, Any] | None = None) -> None:
+                      entries: dict[str, Any], entry: str, tools: dict[str, Any] | None = None) -> None:
         """``folder`` becomes EDICT_HOME (``board``: how its kanban starts); ``files`` are each
-        agent's workspace files (``__REPO_DIR__`` = EDICT_HOME); ``entries`` OpenClaw's agents."""
+        agent's workspace files (``__REPO_DIR__`` = EDICT_HOME); ``entries`` OpenClaw's agents,
+        ``entry`` the one that gets the request."""
         home, staging = self.edict_home(ctx), f"{ctx.claw_home}/edict-copy"
         ctx.sandbox.copy_in(folder, staging)  # lands as staging/<folder name>
         placed = ctx.sandbox.exec(f"rm -rf {home} && mv {staging}/{shlex.quote(folder.name)} {home} && "
@@ -87,8 +105,8 @@ class CourtOnOpenClaw(OpenClawClaw):
                              f"ln -sfn {home}/scripts {workspace}/scripts", timeout_s=60)
             for name, text in agent_files.items():
                 ctx.sandbox.write_file(f"{workspace}/{name}", text.replace(REPO_MARK, home).encode())
-        config = self.openclaw_config(ctx, agents=entries)
-        config["agents"]["ownership"] = "explicit"  # a roster of several agents must say so (2026.9)
+        config = self.openclaw_config(ctx)
+        config["agents"].update(roster_block(entries, legacy=keeps_jsonl_sessions(self.release), entry_agent=entry))
         config["tools"].update(tools or {})
         ctx.sandbox.write_file(self.config_path(ctx), json.dumps(config, indent=1).encode())
         self.hand_home_over(ctx)
@@ -136,6 +154,9 @@ class EdictConfig(OpenClawConfig):
                                   description=f"A checkout of cft0808/edict (default ${CHECKOUT_ENV}).")
     court: CourtRules = Field(default_factory=CourtRules, description="The dispatch's idle, reserve and limits.")
     wall_clock_s: float | None = Field(None, gt=0, description="Limit of one whole dispatch; None = budgets.seconds.")
+    keyed_when_set: ClassVar[frozenset[str]] = OpenClawConfig.keyed_when_set | {"runtime_preface"}
+    runtime_preface: bool = Field(False, description="Write UniClawBench's TOOLS.md and AGENTS.md preface "
+                                                     "(clawmark.claws.edict_workspace) into every agent's workspace.")
 
 
 class EdictClaw(CourtOnOpenClaw):
@@ -149,7 +170,10 @@ class EdictClaw(CourtOnOpenClaw):
         checkout = self.config.checkout  # type: ignore[attr-defined]
         if checkout is not None:  # bad input fails here, before any run
             self.setup = load_checkout(checkout, "edict.checkout")
-            self.version = f"{self.setup.commit}+openclaw.{OPENCLAW_VERSION}"  # type: ignore[misc]
+            self.version = self.court_version()  # type: ignore[misc]
+
+    def court_version(self) -> str:
+        return f"{self.setup.commit if self.setup else 'unset'}+openclaw.{self.release}"
 
     @property
     def list_note(self) -> str:
@@ -176,11 +200,23 @@ class EdictClaw(CourtOnOpenClaw):
                 if (setup.folder / part).is_dir():
                     shutil.copytree(setup.folder / part, folder / part, symlinks=False)
             folder.mkdir(exist_ok=True)
-            files = {a.id: {"SOUL.md": setup.souls[a.id], "AGENTS.md": setup.agent_rules[a.id]} for a in setup.agents}
+            files = {a.id: self.workspace_files(ctx, a.id) for a in setup.agents}
             ids = [a.id for a in setup.agents]
             tools = {"agentToAgent": {"enabled": True, "allow": ids}, "sessions": {"visibility": "all"}}
             self.install_court(ctx, folder, f"echo '[]' > {self.edict_home(ctx)}/data/tasks_source.json", files,
-                               {a: self.entry(ctx, a, self.workspace_of(ctx, a)) for a in ids}, tools)
+                               {a: self.entry(ctx, a, self.workspace_of(ctx, a)) for a in ids}, ENTRY, tools)
+
+    def workspace_files(self, ctx: ClawContext, agent: str) -> dict[str, str]:
+        """SOUL.md and AGENTS.md (EDICT's shared and group rules); with ``runtime_preface``, as
+        UniClawBench writes them: AGENTS.md opens with its runtime rules and ends with the role's
+        own (the SOUL.md text), and TOOLS.md is added."""
+        setup, config = self.require_checkout(), self.config
+        soul, rules = setup.souls[agent], setup.agent_rules[agent]
+        if not config.runtime_preface:  # type: ignore[attr-defined]
+            return {"SOUL.md": soul, "AGENTS.md": rules}
+        preface = agents_md_preface(agent, self.edict_home(ctx), ctx)
+        return {"SOUL.md": soul, "AGENTS.md": f"{preface}\n{rules.strip()}\n\n## The role's own rules\n\n{soul}",
+                "TOOLS.md": tools_md(agent, setup.allowed(agent), ctx.skills_dir)}
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
         config: Any = self.config
@@ -216,8 +252,11 @@ class Edict3RoleClaw(CourtOnOpenClaw):
         super().__init__(config)
         self.setup: EdictSetup = load_edict(self.config.config_dir)  # type: ignore[attr-defined]
         self.config_digest = tree_digest(self.setup.folder)[:12]
-        # OpenClaw's release and the court's content (rows and `claws list` show it).
-        self.version = f"{OPENCLAW_VERSION}+edict-3role.{self.config_digest}"  # type: ignore[misc]
+        self.version = self.court_version()  # type: ignore[misc]
+
+    def court_version(self) -> str:
+        """OpenClaw's release and the court's content (rows and `claws list` show it)."""
+        return f"{self.release}+edict-3role.{self.config_digest}"
 
     def settings(self) -> dict[str, Any]:
         """The directory counts by its content, not by where it sits on this host."""
@@ -231,7 +270,8 @@ class Edict3RoleClaw(CourtOnOpenClaw):
         entries = {a.id: self.entry(ctx, a.id, cwd and self.workspace_of(ctx, a.id)) for a in self.setup.agents}
         self.install_court(ctx, self.setup.folder, f"(test -f {home}/data/tasks_source.json || echo '[]' > "
                            f"{home}/data/tasks_source.json)", {a.id: {"SOUL.md": self.setup.souls[a.id]}
-                                                               for a in self.setup.agents}, entries)
+                                                               for a in self.setup.agents}, entries,
+                           self.setup.rules.entry_agent)
 
     def send_task(self, ctx: ClawContext, message: str, turn: int) -> TurnResult:
         config: Any = self.config

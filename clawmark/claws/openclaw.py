@@ -114,9 +114,8 @@ class OpenClawClaw(ClawAdapter):
     def config_path(self, ctx: ClawContext) -> str:
         return f"{ctx.claw_home}/state/openclaw.json"
 
-    def openclaw_config(self, ctx: ClawContext, agents: dict[str, Any] | None = None,
-                        browser: bool = False) -> dict[str, Any]:
-        """The whole openclaw.json; ``agents`` adds ``agents.entries`` (EDICT's role agents);
+    def openclaw_config(self, ctx: ClawContext, browser: bool = False) -> dict[str, Any]:
+        """The whole openclaw.json (a court adds its agents: clawmark.claws.edict_workspace);
         ``browser`` the browser tool on the desktop's Chromium."""
         config: Any = self.config
         legacy = keeps_jsonl_sessions(self.release)  # 2026.3: no `cwd`; exec approvals are security + ask
@@ -130,7 +129,7 @@ class OpenClawClaw(ClawAdapter):
                  **({"deny": list(config.deny_tools)} if config.deny_tools else {})}
         return {
             "models": {"mode": "replace", "providers": {PROVIDER: self._provider(ctx)}},
-            "agents": {"defaults": defaults, **({"entries": agents} if agents else {})},
+            "agents": {"defaults": defaults},
             "tools": tools,
             # The store lives and dies with one attempt's container, so pruning it is work with no
             # effect; enforce mode's SQLite reclamation worker cost ~7 s of CPU per turn (26.5 s →

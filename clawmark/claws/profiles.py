@@ -46,7 +46,8 @@ class BudgetPins(BaseModel, extra="forbid"):
 class ClawPins(BaseModel, extra="forbid"):
     """What a profile fixes for one claw."""
 
-    version: str | None = Field(None, description="The claw's version; with `image`, the recipe that holds it.")
+    version: str | None = Field(None, description="The claw's version; with `image`, the recipe that holds it. "
+                                                  "For a court on OpenClaw (edict): the OpenClaw release it runs on.")
     image: str | None = Field(None, description="Image recipe (images/<name>) of that version.")
     prompt: str | None = Field(None, description="Patch prompt template: a path inside the profile's upstream "
                                                  "checkout ({problem_statement}, {base_commit}); unset = clawmark's.")

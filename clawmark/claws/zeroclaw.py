@@ -28,7 +28,7 @@ import math
 import re
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
@@ -58,6 +58,13 @@ class ZeroClawConfig(ClawAdapter.Config):
     grace_s: float = Field(60.0, description="Host deadline beyond the ACP turn's own deadline.")
     standin: bool = Field(False, description="`command` is a stand-in of zeroclaw (its --version says so): rows "
                                              f"say {RELEASE}{STANDIN_SUFFIX}, never {RELEASE}.")
+    # The protocol profiles' settings (clawmark.claws.profiles), keyed only when set.
+    keyed_when_set: ClassVar[frozenset[str]] = frozenset({"tool_filter", "reasoning_effort"})
+    tool_filter: list[str] | None = Field(None, description="The only tools the model is offered: the gateway drops "
+                                                            "the others from each request's `tools` (as "
+                                                            "Claw-SWE-Bench's proxy did); None = all of ZeroClaw's.")
+    reasoning_effort: str | None = Field(None, description="[runtime] reasoning_effort (with reasoning_enabled) in "
+                                                           "config.toml; None = ZeroClaw's own.")
 
 
 class ZeroClawClaw(ClawAdapter):
@@ -133,8 +140,15 @@ class ZeroClawClaw(ClawAdapter):
             f"[runtime_profiles.{AGENT}]", f"max_tool_iterations = {ctx.budgets.steps}", "",
             f"[agents.{AGENT}]", f'model_provider = "custom.{AGENT}"', f'risk_profile = "{AGENT}"',
             f'runtime_profile = "{AGENT}"', f"workspace = {_toml(self._workspace(ctx))}", "",
-            "[acp]", f'default_agent = "{AGENT}"', "",
+            "[acp]", f'default_agent = "{AGENT}"', "", *self._reasoning(),
         ])
+
+    def _reasoning(self) -> list[str]:
+        effort = self.config.reasoning_effort  # type: ignore[attr-defined]
+        return ["[runtime]", "reasoning_enabled = true", f"reasoning_effort = {_toml(effort)}", ""] if effort else []
+
+    def gateway_tool_filter(self) -> list[str] | None:
+        return self.config.tool_filter  # type: ignore[attr-defined]
 
     def env(self, ctx: ClawContext) -> dict[str, str]:
         return {"HOME": ctx.claw_home, "ZEROCLAW_CONFIG_DIR": self._config_dir(ctx), "NO_COLOR": "1", "TERM": "dumb"}

@@ -34,6 +34,12 @@ def model_error_response(err: ModelError) -> JSONResponse:
 
 
 DONE = b"data: [DONE]\n\n"
+EXECUTOR = "executor"
+
+
+def offered_tools(tools: list | None, allowed: frozenset[str]) -> list:
+    """The request's tools the claw's filter lets the model see (by function name), in their order."""
+    return [t for t in tools or [] if isinstance(t, dict) and str((t.get("function") or {}).get("name")) in allowed]
 
 
 def _sse(data: dict) -> bytes:
@@ -53,8 +59,14 @@ class GatewayApp:
         if not model:
             raise InvalidRequest("request names no model and the attempt has none configured")
         claw_params = {k: v for k, v in body.items() if k in CLAW_PARAMS}
+        tools = body.get("tools")
+        if role == EXECUTOR and route.executor_tools is not None:
+            tools = offered_tools(tools, route.executor_tools)
+            if not tools:  # nothing left to choose from: no tool_choice either
+                tools = None
+                claw_params.pop("tool_choice", None)
         return {"role": role, "attempt_id": route.attempt_id, "model": model, "messages": body.get("messages") or [],
-                "tools": body.get("tools"), "ledger": route.ledger, "budget": route.budget(role),
+                "tools": tools, "ledger": route.ledger, "budget": route.budget(role),
                 "config": self.client_config, "recorder": route.recorder, "prices": route.prices,
                 **claw_params, **route.params}
 

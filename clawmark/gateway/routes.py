@@ -58,6 +58,7 @@ class AttemptRoute:
     prices: PriceTable | None = None  # None: the gateway's table; else one with the attempt's fallback
     tokens: dict[str, str] = field(default_factory=dict)  # role -> its bearer token (random, 256 bits)
     require_token: bool = False  # True: a call without its role's token is refused before anything else
+    executor_tools: frozenset[str] | None = None  # the only tool names the executor's requests keep; None = all
     inflight: InFlight = field(init=False)
     replays: ReplayStore = field(init=False)  # answers a rerun stage replays; dies with the route
     refused_lines: int = field(init=False, default=0)  # calls with another role's token, ledgered so far
@@ -121,10 +122,11 @@ class RouteTable:
                  role_budgets: dict[str, float | None] | None = None, sweep_budget: Budget | None = None,
                  ledger_path: Path | None = None, role_models: dict[str, str] | None = None,
                  params: dict[str, Any] | None = None, prices: PriceTable | None = None,
-                 require_token: bool | None = None) -> AttemptRoute:
+                 require_token: bool | None = None, executor_tools: list[str] | None = None) -> AttemptRoute:
         """`budget_usd`: the executor's cap (and that of any role `role_budgets` leaves out);
         `require_token`: None follows the table's `require_tokens`. Tokens are issued to the
-        executor and to every role of `role_models`; other roles cannot be called with a token."""
+        executor and to every role of `role_models`; other roles cannot be called with a token.
+        `executor_tools`: the claw's tool filter (clawmark.gateway.app.offered_tools)."""
         check_id(attempt_id)
         caps = {role: (role_budgets or {}).get(role, budget_usd) for role in ROLES}
         budgets = {role: Budget(cap, name=f"{role} of attempt {attempt_id}", parent=sweep_budget)
@@ -133,6 +135,7 @@ class RouteTable:
         route = AttemptRoute(
             attempt_id=attempt_id, model=model, role_models=dict(role_models or {}), params=dict(params or {}),
             prices=prices, tokens=tokens, budgets=budgets,
+            executor_tools=None if executor_tools is None else frozenset(executor_tools),
             require_token=self.require_tokens if require_token is None else require_token,
             ledger=Ledger(ledger_path or self.default_ledger_path(attempt_id)),
             recorder=CassetteRecorder(self.record_dir / f"{attempt_id}.yaml") if self.record_dir else None)

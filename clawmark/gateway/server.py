@@ -74,8 +74,8 @@ class GatewayServer:
     def register_attempt(self, attempt_id: str, *, model: str | None = None, budget_usd: float | None = None,
                          role_budgets: dict[str, float | None] | None = None, sweep_budget: Budget | None = None,
                          ledger_path: Path | None = None, role_models: dict[str, str] | None = None,
-                         params: dict[str, Any] | None = None, fallback_price: Price | None = None,
-                         require_token: bool | None = None) -> AttemptRoute:
+                         params: dict[str, object] | None = None, fallback_price: Price | None = None,
+                         require_token: bool | None = None, executor_tools: list[str] | None = None) -> AttemptRoute:
         """Pin an attempt's models (whatever the claw asks for), cost caps and ledger file.
         `budget_usd` caps the executor (and any role `role_budgets` leaves out); each role spends
         against its own cap. `params` are fixed litellm kwargs (api_base, temperature...) the
@@ -83,7 +83,8 @@ class GatewayServer:
         own. `route.tokens` holds one bearer token per role (`route.token`: the executor's),
         checked when `require_token` (default: the config's `require_tokens`). A capped role whose
         model has no price (and no fallback) is refused with UnpricedModel: its calls would cost
-        NaN and never reach the cap."""
+        NaN and never reach the cap. `executor_tools`: the only tools the executor's requests may
+        offer the model (a claw's tool filter); None = what the claw sends."""
         prices = default_prices().with_fallback(fallback_price) if fallback_price else None
         for role, name in {"executor": model, **(role_models or {})}.items():
             cap = (role_budgets or {}).get(role, budget_usd)
@@ -91,7 +92,8 @@ class GatewayServer:
                 require_price(name, default_prices(), fallback_price, f"{role} cost cap of attempt {attempt_id}")
         return self.routes.register(attempt_id, model=model, budget_usd=budget_usd, role_budgets=role_budgets,
                                     sweep_budget=sweep_budget, ledger_path=ledger_path, role_models=role_models,
-                                    params=params, prices=prices, require_token=require_token)
+                                    params=params, prices=prices, require_token=require_token,
+                                    executor_tools=executor_tools)
 
     def register_sibling(self, attempt_id: str, of: AttemptRoute, *, model: str,
                          params: dict[str, Any] | None = None) -> AttemptRoute:

@@ -24,9 +24,10 @@ pytestmark = pytest.mark.docker
 
 CHECKOUT = Path(__file__).parents[1] / "fixtures" / "profile-checkout"
 CASES = [("clawmark", "openclaw"), ("clawmark", "nanobot"), ("clawmark", "hermes"),
-         ("ucb-paper", "openclaw"), ("ucb-paper", "nanobot"),
+         ("ucb-paper", "openclaw"), ("ucb-paper", "nanobot"), ("ucb-paper", "edict"),
          ("csb-paper", "openclaw"), ("csb-paper", "nanobot"), ("csb-paper", "hermes"), ("csb-paper", "genericagent")]
 SWEEP_BUDGETS = Budgets(steps=42, seconds=900)  # what the sweep asks; the profile's own limits win
+SWEEP_SETTINGS = {"edict": {"checkout": str(Path(__file__).parents[1] / "fixtures" / "edict-checkout")}}
 
 
 def _use(profile: str) -> ProfileUse:
@@ -37,7 +38,7 @@ def _use(profile: str) -> ProfileUse:
 @pytest.mark.parametrize(("profile", "claw_name"), CASES, ids=[f"{p}-{c}" for p, c in CASES])
 def test_the_claw_in_its_container_has_the_profiles_version_limits_and_settings(profile, claw_name, gateway,
                                                                                  provider, tmp_path):
-    claw, budgets = profiled_claw(claw_name, {}, SWEEP_BUDGETS, _use(profile))
+    claw, budgets = profiled_claw(claw_name, SWEEP_SETTINGS.get(claw_name, {}), SWEEP_BUDGETS, _use(profile))
     pins = load_profile(profile).claws.get(claw_name)
     expected = {"steps": 42, "seconds": 900.0, **(pins.budgets.model_dump(exclude_none=True) if pins else {})}
     assert budgets.model_dump(include=set(expected)) == expected
@@ -62,7 +63,7 @@ def test_the_claw_in_its_container_has_the_profiles_version_limits_and_settings(
             assert "PROFILE-FIXTURE-PROMPT" in sent and instance.base_commit in sent
             assert instance.problem_statement[:80] in sent
     gateway.unregister_attempt(attempt_id)
-    assert claw.version in seen["version"]
+    assert getattr(claw, "release", claw.version) in seen["version"]  # a court's version also names its commit
     assert (pins.version if pins and pins.version else claw.version) in seen["version"]
     CHECKS[claw_name](seen, budgets, pins.settings if pins else {})
 
@@ -137,6 +138,14 @@ def _genericagent_checks(seen: dict, budgets: Budgets, pinned: dict) -> None:
     assert pinned == {}  # upstream's task_dir is how the adapter runs it; its limits are the host's (above)
 
 
-READ_BACK = {"openclaw": _openclaw, "nanobot": _nanobot, "hermes": _hermes, "genericagent": _genericagent}
+def _edict_checks(seen: dict, budgets: Budgets, pinned: dict) -> None:
+    """The court's roster in the form its release validated (2026.3.11: `agents.list`)."""
+    _openclaw_checks(seen, budgets, {k: v for k, v in pinned.items() if k != "runtime_preface"})
+    roster = seen["config"]["agents"]["list"]
+    assert len(roster) == 11 and [a["id"] for a in roster if a.get("default")] == ["taizi"]
+
+
+READ_BACK = {"openclaw": _openclaw, "nanobot": _nanobot, "hermes": _hermes, "genericagent": _genericagent,
+             "edict": _openclaw}
 CHECKS = {"openclaw": _openclaw_checks, "nanobot": _nanobot_checks, "hermes": _hermes_checks,
-          "genericagent": _genericagent_checks}
+          "genericagent": _genericagent_checks, "edict": _edict_checks}

@@ -41,10 +41,12 @@ def test_a_profile_lists_its_claws_at_the_versions_it_pins(monkeypatch):
     result = CliRunner().invoke(app, ["claws", "list", "--profile", "ucb-paper"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     lines = {name: next(line for line in result.output.splitlines() if f" {name} " in line)
-             for name in ("openclaw", "nanobot")}
+             for name in ("openclaw", "nanobot", "edict")}
     assert "2026.3.11" in lines["openclaw"] and "images build claw-openclaw-2026.3.11" in lines["openclaw"]
     assert "0.1.5.post3" in lines["nanobot"] and "hermes" not in result.output
+    assert "+openclaw.2026.3.11" in lines["edict"] and "images build claw-openclaw-2026.3.11" in lines["edict"]
     rows = {row["claw"]: row["version"] for row in claw_rows("csb-paper")}
-    assert rows == {"openclaw": "2026.9.6", "nanobot": "0.3.5", "hermes": "0.19.0", "genericagent": "1.0.7"}
+    assert rows == {"openclaw": "2026.9.6", "nanobot": "0.3.5", "hermes": "0.19.0", "genericagent": "1.0.7",
+                    "zeroclaw": "0.8.4"}
     unknown = CliRunner().invoke(app, ["claws", "list", "--profile", "nature-paper"])
     assert unknown.exit_code == 2 and "ucb-paper" in unknown.output

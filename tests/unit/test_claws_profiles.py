@@ -125,7 +125,10 @@ def test_a_sweep_names_its_profile_and_checkout(tmp_path):
 
 @pytest.mark.parametrize(("claw", "setting", "value"), [("openclaw", "native_browser", False),
                                                         ("nanobot", "web_tools", False),
-                                                        ("hermes", "toolsets", ["terminal", "file"])])
+                                                        ("hermes", "toolsets", ["terminal", "file"]),
+                                                        ("edict", "runtime_preface", True),
+                                                        ("zeroclaw", "tool_filter", ["shell"]),
+                                                        ("zeroclaw", "reasoning_effort", "xhigh")])
 def test_a_profile_setting_enters_the_key_only_when_set(claw, setting, value):
     """Cells keyed before the profiles existed keep their keys: a profile-only setting at its
     default is not in a claw's settings; set, it is."""
