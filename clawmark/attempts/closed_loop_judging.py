@@ -24,7 +24,7 @@ from clawmark.judge.chat import gateway_chat, role_settings
 from clawmark.judge.checks import check_image, run_checks
 from clawmark.judge.evidence import Evidence
 from clawmark.judge.fence import Fence
-from clawmark.judge.firewall import firewall
+from clawmark.judge.info_firewall import firewall
 from clawmark.judge.followup import gated_follow_up
 from clawmark.judge.simulator import SimulatorFailed
 from clawmark.judge.supervisor import SupervisorFailed, judge_turn

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from clawmark.judge.decision import Decision, DecisionInvalid, normalise, parse_decision
-from clawmark.judge.firewall import CROSSING_FIELDS, FirewallView, firewall
+from clawmark.judge.info_firewall import CROSSING_FIELDS, FirewallView, firewall
 
 GOOD = {"verdict": "continue", "attempt_state": "incomplete", "recoverable": True, "score": 0.4,
         "confidence": "medium", "rationale": "C2 total is wrong", "missing_artifacts": ["notes.md"],

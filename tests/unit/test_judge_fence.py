@@ -13,7 +13,7 @@ import pytest
 from clawmark.judge.checks import CheckResult
 from clawmark.judge.evidence import Evidence
 from clawmark.judge.fence import GUTTER, TAG, Fence
-from clawmark.judge.firewall import firewall
+from clawmark.judge.info_firewall import firewall
 from clawmark.judge.simulator import simulate
 from clawmark.judge.supervisor import judge_turn
 from tests.unit.judge_support import write_results, write_task

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clawmark.catalog.task import parse_category
-from clawmark.judge.firewall import FirewallView
+from clawmark.judge.info_firewall import FirewallView
 from clawmark.judge.leak_audit import audit_followup
 from clawmark.judge.rewriter import FALLBACK, rewrite
 from clawmark.judge.simulator import SimulatorOutput

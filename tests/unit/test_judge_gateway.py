@@ -14,7 +14,7 @@ from clawmark.judge.chat import gateway_chat, role_settings
 from clawmark.judge.checks import CheckResult
 from clawmark.judge.decision import Decision
 from clawmark.judge.evidence import Evidence
-from clawmark.judge.firewall import firewall
+from clawmark.judge.info_firewall import firewall
 from clawmark.judge.simulator import SimulatorFailed, simulate
 from clawmark.judge.supervisor import SupervisorFailed, judge_turn
 from tests.unit.judge_support import write_results, write_task

@@ -8,7 +8,7 @@ from __future__ import annotations
 from clawmark.judge.chat import gateway_chat
 from clawmark.judge.evidence import Evidence
 from clawmark.judge.fence import Fence
-from clawmark.judge.firewall import firewall
+from clawmark.judge.info_firewall import firewall
 from clawmark.judge.followup import gated_follow_up
 from clawmark.judge.leak_audit import find_leaks
 from clawmark.judge.rewriter import NEUTRAL_CONTINUE, redact
