@@ -9,7 +9,7 @@ import socket
 import httpx
 import pytest
 
-from clawmark.claws.chat import chat_completion
+from clawmark.gateway.http_chat import chat_completion
 from clawmark.gateway.errors import AuthError
 from clawmark.gateway.ledger import read_ledger
 from clawmark.gateway.server import GatewayConfig, GatewayServer

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
-from clawmark.claws.chat import chat_completion
+from clawmark.gateway.http_chat import chat_completion
 from clawmark.gateway.ledger import read_ledger
 from clawmark.gateway.prices import Price, PriceTable, UnpricedModel, require_price
 from clawmark.gateway.server import GatewayConfig, GatewayServer

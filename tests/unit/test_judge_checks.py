@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from clawmark.catalog.checks import ChecksFile
+from clawmark.catalog.check_specs import ChecksFile
 from clawmark.judge.checks import RUNNER, CheckResult, _results
 from clawmark.judge.scoring import final_score
 from tests.unit.judge_support import write_results, write_task

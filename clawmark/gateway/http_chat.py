@@ -1,4 +1,5 @@
-"""OpenAI-compatible chat calls from host-side claws (reference, bare) to the clawmark gateway.
+"""OpenAI-compatible chat calls over HTTP to the clawmark gateway, from the host: host-side claws
+(reference, bare) and the judge's roles (judge/chat.py). Lives with the gateway so the judge needs no claw.
 
 Host-side claws use the same HTTP door as claws inside containers, so the gateway ledger sees
 every call of every claw the same way. HTTP failures become the gateway's typed ModelErrors."""
