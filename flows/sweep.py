@@ -16,7 +16,7 @@ from clawmark.results import ResultStore
 from clawmark.results.errors import is_disk_full
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec, load_spec
 from clawmark.sweeps.engine_gate import engine_back
-from clawmark.sweeps.gateway import sweep_gateway
+from clawmark.sweeps.shared_gateway import sweep_gateway
 from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, Committed, Ended, NoRow, Schedule, Stop, \
     SweepStopping, schedule
 from flows.coordinate import coordinate, headline, results_store

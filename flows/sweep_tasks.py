@@ -18,7 +18,7 @@ from prefect.concurrency.sync import concurrency
 from clawmark.results import ResultStore
 from clawmark.results.history import keep_replaced
 from clawmark.sweeps import Cell, SweepPlan
-from clawmark.sweeps.preflight import disk_preflight
+from clawmark.sweeps.cell_preflight import disk_preflight
 from clawmark.sweeps.slots import slot_lease_s, slots_of
 from flows.attempt import retry_infra_only, run_attempt
 

@@ -36,7 +36,7 @@ from clawmark.taskenv.config import WORKSTATION_RECIPE, base_skills_for, runtime
 from clawmark.taskenv.headed import task_image_ref
 from clawmark.taskenv.inject import skills_identity
 from clawmark.webproxy.config import WebProxyConfig
-from clawmark.webproxy.session import web_identity, web_task_hash
+from clawmark.webproxy.proxied_task import web_identity, web_task_hash
 
 SCRIPTED_ROLE_FAMILIES = {"supervisor": "scripted/sup-{task_id}", "user_simulator": "scripted/sim-{task_id}"}
 

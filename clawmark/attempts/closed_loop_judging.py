@@ -31,7 +31,7 @@ from clawmark.judge.supervisor import SupervisorFailed, judge_turn
 from clawmark.judge.workspace import build_role_workspace
 from clawmark.results.status import Status
 from clawmark.results.transcript import TranscriptMessage
-from clawmark.webproxy.session import blocked_requests_note
+from clawmark.webproxy.proxied_task import blocked_requests_note
 
 
 def supervise(session: Any, record: CycleRecord, folder: Path, messages: list[TranscriptMessage], *,

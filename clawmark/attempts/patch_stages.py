@@ -91,7 +91,7 @@ def executor_turn(s: PatchAttempt) -> None:
 
 
 def extract(s: PatchAttempt) -> None:
-    from clawmark.swe.patch import extract_patch  # per call: a test stands in for extract_patch
+    from clawmark.swe.patch_extract import extract_patch  # per call: a test stands in for extract_patch
 
     with s.clock.phase("extract"):
         patch = extract_patch(s.ctx.sandbox, s.instance.base_commit)

@@ -175,8 +175,8 @@ def _run_closed_loop(task: Any, claw: str, model: str, seed: int, store: Any, sw
     from clawmark.attempts.closed_loop_stages import CLOSED_LOOP_STAGES
     from clawmark.attempts.stages import run_stages
     from clawmark.catalog.errors import CatalogError, from_validation
-    from clawmark.sweeps.gateway import sweep_gateway
-    from clawmark.sweeps.preflight import refuse_unrunnable, unrunnable_reason
+    from clawmark.sweeps.shared_gateway import sweep_gateway
+    from clawmark.sweeps.cell_preflight import refuse_unrunnable, unrunnable_reason
 
     try:
         config = ClosedLoopAttemptConfig(budgets=budgets, **closed)
@@ -210,7 +210,7 @@ def _engine_or_fail() -> None:
 def _run_patch(instance: Any, claw: str, model: str, seed: int, store: Any, sweep_id: str,
                budgets: dict[str, float], profile: Any) -> Any:
     from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
-    from clawmark.sweeps.gateway import sweep_gateway
+    from clawmark.sweeps.shared_gateway import sweep_gateway
 
     _engine_or_fail()
     config = PatchAttemptConfig(budgets=budgets, profile=profile)
@@ -241,7 +241,7 @@ def _print_row(row: Any, as_json: bool, fields: tuple[str, ...] = ROW_FIELDS) ->
 
 def _preflight(models: list[str]) -> None:
     """A provider model without its key fails here, before a container is provisioned."""
-    from clawmark.gateway.preflight import MissingProviderKey, require_keys
+    from clawmark.gateway.provider_preflight import MissingProviderKey, require_keys
 
     try:
         require_keys(m for m in models if m)

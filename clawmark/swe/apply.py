@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from clawmark.swe.history import REPO_DIR
+from clawmark.swe.history_strip import REPO_DIR
 from clawmark.swe.shell import Shell, q, run_step
 
 APPLY_TIMEOUT_S = 120.0

@@ -34,12 +34,12 @@ from clawmark.runtime.errors import ContainerGone, ImageBuildFailed, ImageMissin
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.swe.eval_region import RegionFiles, ScriptHasNoMarkers, harness_script, run_harness_script
 from clawmark.swe.eval_script import EvalScriptError, make_eval_script
-from clawmark.swe.grading import grade, region_markers
-from clawmark.swe.history import REPO_DIR
+from clawmark.swe.log_grading import grade, region_markers
+from clawmark.swe.history_strip import REPO_DIR
 from clawmark.swe.instance_image import instance_image
 from clawmark.swe.parsers import LogParserError
 from clawmark.swe.parsers.base import MAX_LOG_CHARS
-from clawmark.swe.report import instance_report, write_instance_report
+from clawmark.swe.swebench_report import instance_report, write_instance_report
 
 WORK_DIR = "/tmp/clawmark-eval"
 PATCH_FILE, LOG_FILE, TEST_OUTPUT_FILE, EVAL_FILE = "patch.diff", "run_instance.log", "test_output.txt", "eval.sh"

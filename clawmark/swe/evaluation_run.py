@@ -17,7 +17,7 @@ from typing import Any
 from clawmark.results.status import FailureReason
 from clawmark.swe.evaluate import EvalConfig, EvalOutcome, EvalStatus, evaluate_prediction
 from clawmark.swe.predictions import Prediction
-from clawmark.swe.report import run_summary as swebench_summary, write_json_atomic
+from clawmark.swe.swebench_report import run_summary as swebench_summary, write_json_atomic
 
 SUMMARY_FILE = "run_summary.json"
 

@@ -38,7 +38,7 @@ from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
 from clawmark.results.status import ErrorKind
 from clawmark.settings import TASKS_CATALOG
-from clawmark.taskenv.layout import SKILLS_DIR
+from clawmark.taskenv.container_layout import SKILLS_DIR
 from tests.claws.kit import (CASSETTES, CLAW_DIR_NAMES, CLAW_FILE_NAMES, EXPORT_EVENT_JSON, FOLLOW_UP_MARK,
                              KIT_CLAWS, TURN0_MARK, follow_up_request, supervisor_transcript, texts)
 from tests.integration.closed_loop_support import FIXTURES, bundled_task, decision, sim_reply

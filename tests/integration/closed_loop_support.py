@@ -26,7 +26,7 @@ FIXTURE_EXECUTOR = "scripted/cl-fx_101_sum"  # writes results/summary.json {tota
 
 @pytest.fixture(scope="module")
 def gateway(docker_client, tmp_path_factory):
-    from clawmark.sweeps.gateway import sweep_gateway
+    from clawmark.sweeps.shared_gateway import sweep_gateway
 
     # Bound as the pipeline binds it: the host firewall refuses 0.0.0.0 listeners to containers.
     with sweep_gateway(tmp_path_factory.mktemp("ledgers")) as server:

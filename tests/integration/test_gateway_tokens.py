@@ -33,7 +33,7 @@ except urllib.error.HTTPError as err:
 
 @pytest.fixture
 def pipeline_gateway(docker_client, tmp_path):
-    from clawmark.sweeps.gateway import sweep_gateway
+    from clawmark.sweeps.shared_gateway import sweep_gateway
 
     with sweep_gateway(tmp_path / "ledgers") as gateway:
         yield gateway

@@ -23,7 +23,7 @@ from clawmark.catalog import SweInstance
 from clawmark.runtime.image_cache import ImageCacheConfig, ImagePullFailed, prune_lru, record_use
 from clawmark.swe.errors import InstanceImageMissing
 from clawmark.swe.instance_image import instance_image
-from clawmark.sweeps.preflight import DiskLow, DiskPreflightConfig, disk_preflight
+from clawmark.sweeps.cell_preflight import DiskLow, DiskPreflightConfig, disk_preflight
 
 pytestmark = pytest.mark.docker
 PROJECT = Path(__file__).resolve().parents[2]

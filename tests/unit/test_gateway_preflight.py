@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from clawmark.cli.main import app
-from clawmark.gateway.preflight import MissingProviderKey, missing_keys, require_keys
+from clawmark.gateway.provider_preflight import MissingProviderKey, missing_keys, require_keys
 
 
 def test_missing_keys_by_provider(monkeypatch):

@@ -19,7 +19,7 @@ from clawmark.swe.eval_region import (
     harness_script,
     run_harness_script,
 )
-from clawmark.swe.grading import END_MARKER, START_MARKER, NoResult, grade
+from clawmark.swe.log_grading import END_MARKER, START_MARKER, NoResult, grade
 from clawmark.swe.shell import HostShell
 from tests.unit.test_swe_grading_parity import LOGS
 

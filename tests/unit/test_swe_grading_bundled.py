@@ -11,7 +11,7 @@ import pytest
 
 from clawmark.catalog import load_instances
 from clawmark.settings import TASKS_CATALOG
-from clawmark.swe.grading import NoResult, grade
+from clawmark.swe.log_grading import NoResult, grade
 from tests.unit.test_swe_grading_parity import LOGS, assert_parity
 
 INSTANCES = {row.instance_id: row for row in load_instances(TASKS_CATALOG / "swe" / "instances.jsonl")}

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from clawmark.catalog import SweInstance
-from clawmark.swe.grading import END_MARKER, START_MARKER, NoResult, grade
+from clawmark.swe.log_grading import END_MARKER, START_MARKER, NoResult, grade
 from clawmark.swe.parsers import known_parsers, parse_log
 from tests.unit.test_swe_grading_parity import (LOGS, TEST_STATUS_WORDS, make_row, our_grade, swebench_grade,
                                                 swebench_parse)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from clawmark.swe.grading import END_MARKER, START_MARKER, GradingError, NoResult, grade, recorded_exit_code
+from clawmark.swe.log_grading import END_MARKER, START_MARKER, GradingError, NoResult, grade, recorded_exit_code
 from clawmark.swe.parsers import LogParserError, UnknownLogParser, parse_log
 from tests.unit.test_swe_grading_parity import LOGS, make_row, our_grade, swebench_grade
 

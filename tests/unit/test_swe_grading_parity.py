@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from clawmark.catalog import SweInstance
-from clawmark.swe.grading import END_MARKER, START_MARKER, NoResult, grade
+from clawmark.swe.log_grading import END_MARKER, START_MARKER, NoResult, grade
 from clawmark.swe.parsers import parse_log
 
 LOGS = Path(__file__).parents[1] / "fixtures" / "swe_logs"

@@ -13,8 +13,8 @@ import pytest
 from clawmark.catalog import SweInstance
 from clawmark.swe.eval_script import (EvalScriptError, files_of_test_patch, heredoc_delimiter,
                                       make_eval_script)
-from clawmark.swe.grading import grade
-from clawmark.swe.report import instance_report, run_summary, write_instance_report, write_json_atomic
+from clawmark.swe.log_grading import grade
+from clawmark.swe.swebench_report import instance_report, run_summary, write_instance_report, write_json_atomic
 from tests.unit.test_swe_grading_parity import LOGS, as_swebench_log, make_row, swebench_spec
 
 GO_LOG = (LOGS / "gotest.log").read_text()

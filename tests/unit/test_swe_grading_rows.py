@@ -11,7 +11,7 @@ from xml.sax.saxutils import quoteattr
 
 import pytest
 
-from clawmark.swe.grading import END_MARKER, START_MARKER
+from clawmark.swe.log_grading import END_MARKER, START_MARKER
 from tests.unit.test_swe_grading_parity import LOGS, assert_parity
 
 ROWS = [json.loads(line) for line in (LOGS / "real_instances.jsonl").read_text().splitlines() if line]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from clawmark.swe.grading import END_MARKER, START_MARKER, NoResult, grade, region_markers
+from clawmark.swe.log_grading import END_MARKER, START_MARKER, NoResult, grade, region_markers
 from tests.unit.test_swe_eval_region import FORGED, REAL_FAILURE, ROW, printing, run, swebench_shaped
 from tests.unit.test_swe_grading_parity import make_row, swebench_grade
 

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from clawmark.swe.errors import HistoryLeak
-from clawmark.swe.history import find_leaks, prepare_history, strip_history, verify_history
+from clawmark.swe.history_strip import find_leaks, prepare_history, strip_history, verify_history
 from clawmark.swe.shell import HostShell
 from tests.unit.swe_run_repos import GIT_ENV, commit_file, git, repo_with_future
 

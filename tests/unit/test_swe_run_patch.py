@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from clawmark.swe.patch import extract_patch
+from clawmark.swe.patch_extract import extract_patch
 from clawmark.swe.patch_clean import clean_patch, split_sections
 from clawmark.swe.shell import HostShell
 from tests.unit.swe_run_repos import GIT_ENV, commit_file, git

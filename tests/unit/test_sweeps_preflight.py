@@ -7,8 +7,8 @@ from pathlib import Path
 
 from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
 from clawmark.catalog import load_task
-from clawmark.catalog.credentials import executor_credentials
-from clawmark.sweeps.preflight import unrunnable_tasks
+from clawmark.catalog.task_credentials import executor_credentials
+from clawmark.sweeps.cell_preflight import unrunnable_tasks
 from tests.unit.test_catalog_content import POINTER
 from tests.unit.test_catalog_tasks import make_task
 

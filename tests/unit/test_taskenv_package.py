@@ -15,7 +15,7 @@ import yaml
 
 from clawmark.catalog.package import load_task
 from clawmark.taskenv import PreExecFailed, TaskEnv
-from clawmark.taskenv.package import PackageChanged, PackageGuard, attempt_copy, file_digests
+from clawmark.taskenv.package_guard import PackageChanged, PackageGuard, attempt_copy, file_digests
 
 SAMPLE_DIR = "shared/datasets/uniclawbench-sample"  # beside the checkout (a worktree's is one level deeper)
 UPSTREAM = next((p / SAMPLE_DIR for p in Path(__file__).resolve().parents if (p / SAMPLE_DIR).is_dir()),

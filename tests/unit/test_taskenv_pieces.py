@@ -8,9 +8,9 @@ import tarfile
 import pytest
 from pydantic import ValidationError
 
-from clawmark.runtime.archive import pack_files
+from clawmark.runtime.tar_transfer import pack_files
 from clawmark.taskenv import TaskEnvConfig
-from clawmark.taskenv.layout import folder_files, is_hidden
+from clawmark.taskenv.container_layout import folder_files, is_hidden
 from clawmark.taskenv.services import declared_ports, listening_ports
 
 PROC_NET_TCP = """  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode

@@ -9,7 +9,7 @@ import pytest
 
 from clawmark.catalog.package import load_task
 from clawmark.webproxy import WebProxyConfig, WebProxyError, archive, blocked_requests_note, row_web_counts, web_task_hash
-from clawmark.webproxy.session import ProxiedTaskEnv
+from clawmark.webproxy.proxied_task import ProxiedTaskEnv
 from tests.integration.taskenv_support import make_package
 
 

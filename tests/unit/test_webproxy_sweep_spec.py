@@ -12,7 +12,7 @@ from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps import SweepSpec, load_spec
 from clawmark.sweeps.closed_loop_plan import cell_keys
 from clawmark.webproxy import IRREVERSIBLE_RULES, archive
-from clawmark.webproxy.session import web_task_hash
+from clawmark.webproxy.proxied_task import web_task_hash
 
 TASK = "en_101_sales_total"
 BASE = {"sweep_id": "live", "instances": None, "claws": ["reference"], "models": ["scripted/x"]}

@@ -32,7 +32,7 @@ from pathlib import Path
 from clawmark.catalog.package import load_task
 from clawmark.fsio import atomic_write_text
 from clawmark.taskenv.errors import TaskEnvError
-from clawmark.taskenv.layout import is_hidden
+from clawmark.taskenv.container_layout import is_hidden
 
 MANIFEST = "package.json"
 TASK_FILE_NAME = "<task file>"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from clawmark.swe.errors import PatchTooLarge
-from clawmark.swe.history import REPO_DIR
+from clawmark.swe.history_strip import REPO_DIR
 from clawmark.swe.patch_clean import clean_patch
 from clawmark.swe.shell import Shell, q, run_step
 

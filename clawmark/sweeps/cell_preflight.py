@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from clawmark.attempts.closed_loop_outcome import LoopOutcome
 from clawmark.catalog.content import missing_content
-from clawmark.catalog.credentials import executor_credentials, user_credentials
+from clawmark.catalog.task_credentials import executor_credentials, user_credentials
 from clawmark.results.status import ErrorKind, Status
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.errors import RuntimeFailure

@@ -8,7 +8,7 @@ from pathlib import Path
 from clawmark.fsio import atomic_write_text
 from typing import Any, Mapping
 
-from clawmark.swe.grading import GradeResult
+from clawmark.swe.log_grading import GradeResult
 
 REPORT_FILE = "report.json"
 
