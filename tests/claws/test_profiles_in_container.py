@@ -18,7 +18,7 @@ from clawmark.claws.profiles import ProfileSource, ProfileUse, load_profile, pro
 from tests.claws.kit import texts
 from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
 from tests.claws.test_conformance import _context
-from tests.integration.attempt_support import INI, INSTANCES
+from tests.support.attempt_fixtures import INI, INSTANCES
 
 pytestmark = pytest.mark.docker
 

@@ -17,7 +17,7 @@ import yaml
 
 from clawmark.settings import PROJECT_ROOT, TASKS_CATALOG
 from tests.faults.private_engine import PrivateEngine, environ_for, image_chain
-from tests.faults.support import INSTANCE, rows, set_limits, spec
+from tests.support.fault_sweeps import INSTANCE, rows, set_limits, spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -11,7 +11,7 @@ import pytest
 
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
-from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
+from tests.support.attempt_fixtures import INI, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "zeroclaw"

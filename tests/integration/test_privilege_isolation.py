@@ -16,8 +16,8 @@ from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network, open_net
 from clawmark.runtime.privileges import LEAST_CAPS, NO_NEW_PRIVILEGES
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 
-from tests.integration.taskenv_support import as_executor, as_root, make_package, task_env
-from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import as_executor, as_root, make_package, task_env
+from tests.support.taskenv_fixtures import workstation  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.docker
 

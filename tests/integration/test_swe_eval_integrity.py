@@ -23,7 +23,7 @@ from clawmark.results.synthetic import example_row
 from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps.plan import RERUNNABLE_ERROR_KINDS
 from clawmark.swe.evaluate import EvalConfig, EvalStatus, evaluate_prediction
-from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
+from tests.support.attempt_fixtures import INI, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 GO = next(i for i in load_instances(TASKS_CATALOG / "swe" / "instances.jsonl") if i.instance_id.endswith("envfile-go-1"))

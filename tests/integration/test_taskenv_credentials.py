@@ -20,7 +20,7 @@ from clawmark.catalog.task_credentials import user_credentials
 from clawmark.cli.main import app
 from clawmark.results import Status
 from clawmark.sweeps.cell_preflight import refuse_unrunnable
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt,
     cassettes,
     copied_task,
