@@ -11,7 +11,8 @@
 - Shared helpers and test doubles move to the one support package, `tests/support/` (HELPERS).
 - Then every tracked text file is rewritten: dotted module names (`tests.unit.test_x`,
   `tests.unit.gateway_fakes`) and paths (`tests/unit/test_x.py`), and a moved file's own
-  `Path(__file__)...parents[N]` by how many folders deeper it now is.
+  `Path(__file__)...parents[N]` by how many folders deeper it now is (new tests had better take
+  `REPO`, `FIXTURES`, `UCB_SAMPLE` from tests/support/paths.py, which no move breaks).
 
 Idempotent: on a tree already in place it moves nothing. Run it after merging a branch that
 added tests in the old places; check with `pytest --collect-only -q tests` (same count before and after).

@@ -14,12 +14,10 @@ import yaml
 
 from clawmark.catalog import load_task, load_tasks
 from clawmark.settings import TASKS_CATALOG
+from tests.support.paths import FIXTURES, UCB_SAMPLE
 
 BUNDLED = TASKS_CATALOG / "closed_loop"
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-SAMPLE_DIR = "shared/datasets/uniclawbench-sample"  # beside the checkout (a worktree's is one level deeper)
-UPSTREAM = next((p / SAMPLE_DIR for p in Path(__file__).resolve().parents if (p / SAMPLE_DIR).is_dir()),
-                Path(__file__).resolve().parents[3] / SAMPLE_DIR)
+UPSTREAM = UCB_SAMPLE
 FIXTURE_TASK = "fx_101_sum"  # tests/fixtures/closed_loop: a small task of our own, for breaking on purpose
 FIXTURE_EXECUTOR = "scripted/cl-fx_101_sum"  # writes results/summary.json {total 790.0, top_region East}
 

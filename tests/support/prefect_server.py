@@ -18,7 +18,9 @@ from pathlib import Path
 
 import httpx
 
-PROJECT = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
+
+PROJECT = REPO
 PREFECT = [sys.executable, "-m", "prefect", "--no-prompt"]
 READY_PREFIX = "Prefect server ready: UI "
 

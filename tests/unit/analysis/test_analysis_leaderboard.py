@@ -3,15 +3,14 @@ numbers by hand (patch-tasks.md and the JSON in shared/datasets/swebench/)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from analysis.leaderboard import load_leaderboard
 from analysis.pareto import pareto_front
 from clawmark.catalog.errors import CatalogError
+from tests.support.paths import SHARED_DATASETS
 
-LEADERBOARD = Path(__file__).resolve().parents[4] / "shared" / "datasets" / "swebench" / "claw_swe_bench_leaderboard.json"
+LEADERBOARD = SHARED_DATASETS / "swebench" / "claw_swe_bench_leaderboard.json"
 
 
 def _front(comparison: str) -> list[tuple[str, str]]:

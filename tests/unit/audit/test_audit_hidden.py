@@ -6,15 +6,13 @@ excused only by work done before it."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from clawmark.audit.hidden import closed_loop_material, hidden_in, with_references
 from clawmark.audit.produced import attempt_reference_files, own_work, produced_files, split_text
 from clawmark.catalog import load_task
+from tests.support.paths import UCB_SAMPLE
 
-SAMPLE_DIR = "shared/datasets/uniclawbench-sample"
-UPSTREAM = next((p / SAMPLE_DIR for p in Path(__file__).resolve().parents if (p / SAMPLE_DIR).is_dir()),
-                Path(__file__).resolve().parents[4] / SAMPLE_DIR)
+UPSTREAM = UCB_SAMPLE
 TASK = UPSTREAM / "tasks" / "101_skill_usage" / "task_101_03_access_log_regex.yaml"
 RUBRIC_LINE = "Numeric tolerances are tight on purpose: a near-right answer that misses the calibrated bands"
 

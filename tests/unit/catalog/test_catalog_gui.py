@@ -14,12 +14,12 @@ from clawmark.catalog import load_task, load_tasks
 from clawmark.catalog.gui import gui_need
 from clawmark.catalog.overlay import Overlay, TaskHint, apply_overlay, load_overlay
 from clawmark.taskenv.desktop import wants_desktop
+from tests.support.paths import UCB_SAMPLE, beside_checkout
 
 # Beside the project, as the other sample tests find it; the environment may say elsewhere.
-SAMPLE = Path(os.environ.get("CLAWMARK_UCB_SAMPLE",
-                             Path(__file__).resolve().parents[4] / "shared/datasets/uniclawbench-sample"))
+SAMPLE = Path(os.environ.get("CLAWMARK_UCB_SAMPLE", UCB_SAMPLE))
 # The public release checked out (HKU-MMLab/UniClawBench); the sample holds one of the 11.
-RELEASE = Path(os.environ.get("CLAWMARK_UCB_RELEASE", Path(__file__).resolve().parents[4] / "ucb-release"))
+RELEASE = Path(os.environ.get("CLAWMARK_UCB_RELEASE", beside_checkout("ucb-release")))
 MISSED_BEFORE = ["task_002_vscode_hello_world", "task_105_01_rag_survey_gui_zotero_obsidian",
                  "task_105_04_rag_benchmark_gui_zotero_obsidian_calc", "task_105_33_calendar_scheduling",
                  "task_105_37_obsidian_vault_cleanup", "task_105_38_ics_conflict_calendar",

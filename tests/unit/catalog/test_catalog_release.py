@@ -7,15 +7,14 @@ checkpoint section, and `cap ... 0.x` clauses of the policy), not copied from th
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
 from clawmark.catalog import load_tasks
 from clawmark.cli.main import app
+from tests.support.paths import UCB_SAMPLE
 
-SAMPLE = Path(__file__).resolve().parents[4] / "shared/datasets/uniclawbench-sample"
+SAMPLE = UCB_SAMPLE
 
 # task_id: (language, capability, checkpoints, caps)
 EXPECTED = {

@@ -16,8 +16,9 @@ import pytest
 from clawmark.claws import Budgets, ClawContext, get_claw
 from clawmark.claws.acp import run_turn
 from clawmark.gateway.ledger import read_ledger
+from tests.support.paths import FIXTURES, REPO
 
-STANDIN = Path(__file__).parents[2] / "fixtures" / "zeroclaw" / "zeroclaw_standin.py"
+STANDIN = FIXTURES / "zeroclaw" / "zeroclaw_standin.py"
 MODEL = "scripted/zeroclaw-clawmark-fixtures__iniparse-py-1"
 
 
@@ -87,7 +88,7 @@ def test_a_provider_failure_comes_back_as_a_json_rpc_error(tmp_path, gateway, mo
 def test_the_driver_script_writes_its_result_and_exit_code(tmp_path, gateway):
     env, repo = _setup(tmp_path, gateway, "acp-script", model="scripted/no-such-cassette")
     (tmp_path / "prompt.txt").write_text("hello")
-    acp = Path(__file__).parents[3] / "clawmark" / "claws" / "acp.py"
+    acp = REPO / "clawmark" / "claws" / "acp.py"
     done = subprocess.run([sys.executable, str(acp), "--session-file", str(tmp_path / "s.json"), "--cwd", str(repo),
                            "--prompt-file", str(tmp_path / "prompt.txt"), "--timeout", "60", "--out",
                            str(tmp_path / "out.json"), "--", sys.executable, str(STANDIN)],

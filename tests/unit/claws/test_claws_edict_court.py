@@ -14,8 +14,9 @@ import pytest
 from clawmark.catalog.errors import CatalogError
 from clawmark.claws import ClawContext, ClawError, TurnResult, Usage, get_claw
 from clawmark.claws.edict_court import Court, CourtRules
+from tests.support.paths import FIXTURES
 
-CHECKOUT = Path(__file__).resolve().parents[2] / "fixtures" / "edict-checkout"
+CHECKOUT = FIXTURES / "edict-checkout"
 COURT = ["taizi", "zhongshu", "menxia", "shangshu", "hubu", "libu", "bingbu", "xingbu", "gongbu", "libu_hr", "zaochao"]
 FAST = {"idle_report_s": 0.3, "poll_s": 0.05, "report_reserve_s": 0.0, "min_turn_s": 0.01}
 

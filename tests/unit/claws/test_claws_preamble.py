@@ -12,6 +12,7 @@ from clawmark.attempts.closed_loop_prompt import first_message
 from clawmark.catalog import load_tasks
 from clawmark.claws import get_claw
 from clawmark.settings import TASKS_CATALOG
+from tests.support.paths import UCB_SAMPLE
 
 BASE = TASKS_CATALOG / "base_skills"
 
@@ -70,7 +71,7 @@ def test_an_upstream_task_announces_upstreams_base_skills_by_default():
 
     from clawmark.taskenv.config import UPSTREAM_BASE_SKILLS
 
-    sample = Path(__file__).resolve().parents[4] / "shared/datasets/uniclawbench-sample"
+    sample = UCB_SAMPLE
     task = next(t for t in load_tasks(sample) if t.layout == "uniclaw")
     message = first_message(task, get_claw("nanobot"), ClosedLoopAttemptConfig())
     for name in UPSTREAM_BASE_SKILLS:

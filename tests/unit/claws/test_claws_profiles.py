@@ -4,7 +4,6 @@ prompts from, and how it reaches the adapter, the cell key, the row, config.json
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -16,15 +15,16 @@ from clawmark.claws.profiles import (ProfileError, ProfileSource, ProfileUse, cl
 from clawmark.results import AttemptRow
 from clawmark.sweeps.spec import load_spec
 from tests.support.attempt_fixtures import INI, INSTANCES
+from tests.support.paths import FIXTURES, REPO
 
-CHECKOUT = Path(__file__).parents[2] / "fixtures" / "profile-checkout"
+CHECKOUT = FIXTURES / "profile-checkout"
 CSB = ProfileUse(name="csb-paper", sources={"csb_paper": ProfileSource(checkout=CHECKOUT)})
 UCB = ProfileUse(name="ucb-paper")
 
 
 def test_every_profile_names_real_claws_recipes_and_settings():
     assert {"clawmark", "ucb-paper", "csb-paper"} <= set(profile_names())
-    recipes = {p.name for p in (Path(__file__).parents[3] / "images").iterdir() if (p / "Dockerfile").is_file()}
+    recipes = {p.name for p in (REPO / "images").iterdir() if (p / "Dockerfile").is_file()}
     for name in profile_names():
         profile = load_profile(name)
         use = ProfileUse(name=name, sources={profile.checkout_key: ProfileSource(checkout=CHECKOUT)}

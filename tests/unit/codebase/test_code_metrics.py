@@ -5,11 +5,12 @@ from __future__ import annotations
 import importlib.util
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "code_metrics.py"
+from tests.support.paths import REPO
+
+SCRIPT = REPO / "scripts" / "code_metrics.py"
 
 
 @pytest.fixture(scope="module")

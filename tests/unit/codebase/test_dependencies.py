@@ -9,9 +9,9 @@ import re
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.paths import REPO
+
 SHIPPED = ("clawmark", "flows", "analysis", "blocks")
 FIRST_PARTY = {*SHIPPED, "tests", "bench", "__future__"}
 # Imported by modules that run elsewhere, not in this environment: declared where they are installed.
@@ -36,7 +36,7 @@ def imported_distributions(*folders: str) -> dict[str, set[str]]:
     owners = packages_distributions()
     found: dict[str, set[str]] = {}
     for folder in folders:
-        for path in (ROOT / folder).rglob("*.py"):
+        for path in (REPO / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]
@@ -48,12 +48,12 @@ def imported_distributions(*folders: str) -> dict[str, set[str]]:
                     if top in sys.stdlib_module_names or top in FIRST_PARTY or top in RUNS_ELSEWHERE:
                         continue
                     dist = _canonical(owners.get(top, [top])[0])
-                    found.setdefault(SHIPPED_WITH.get(dist, dist), set()).add(str(path.relative_to(ROOT)))
+                    found.setdefault(SHIPPED_WITH.get(dist, dist), set()).add(str(path.relative_to(REPO)))
     return found
 
 
 def _project() -> dict:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 
 def test_dependencies_are_exactly_what_the_shipped_packages_import():

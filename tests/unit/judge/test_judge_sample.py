@@ -4,15 +4,15 @@ rubric line is flagged for every task, plain follow-ups are not; the supervisor 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from clawmark.catalog.package import load_tasks
 from clawmark.judge.leak_audit import audit_followup
 from clawmark.language import is_cjk
+from tests.support.paths import UCB_SAMPLE
 
-SAMPLE = Path(__file__).resolve().parents[4] / "shared/datasets/uniclawbench-sample"
+SAMPLE = UCB_SAMPLE
 CLEAN = {
     "en": ["Thanks, but I don't see the final file in the results folder yet. Could you finish it and save it there?",
            "Please double-check the numbers against the source files and explain briefly how you got them."],

@@ -14,8 +14,9 @@ import pytest
 from clawmark.catalog import SweInstance
 from clawmark.swe.log_grading import END_MARKER, START_MARKER, NoResult, grade
 from clawmark.swe.parsers import parse_log
+from tests.support.paths import FIXTURES
 
-LOGS = Path(__file__).parents[2] / "fixtures" / "swe_logs"
+LOGS = FIXTURES / "swe_logs"
 _OUR_EXIT_LINE = re.compile(r"clawmark:test_exit_code=(-?\d+)")
 # parsers that pick a runner by the instance's PR number: ids they know (jekyll 8047 = minitest)
 PER_INSTANCE_IDS = {"parse_log_jekyll": "jekyll__jekyll-8047",

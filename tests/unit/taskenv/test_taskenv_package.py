@@ -16,10 +16,9 @@ import yaml
 from clawmark.catalog.package import load_task
 from clawmark.taskenv import PreExecFailed, TaskEnv
 from clawmark.taskenv.package_guard import PackageChanged, PackageGuard, attempt_copy, file_digests
+from tests.support.paths import UCB_SAMPLE
 
-SAMPLE_DIR = "shared/datasets/uniclawbench-sample"  # beside the checkout (a worktree's is one level deeper)
-UPSTREAM = next((p / SAMPLE_DIR for p in Path(__file__).resolve().parents if (p / SAMPLE_DIR).is_dir()),
-                Path(__file__).resolve().parents[4] / SAMPLE_DIR)
+UPSTREAM = UCB_SAMPLE
 # What upstream populators do: find the package through __file__ and rewrite a source and a
 # reference in it (here with a value of its own run, so two runs never agree).
 REGENERATE = """import json, os, pathlib, time, uuid
