@@ -29,8 +29,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 UNIT = Path("tests/unit")
 
-# File-name prefix after `test_` -> folder under tests/unit/ (the code's rooms; `codebase` holds
-# the checks of the whole tree: layering, settings, dependencies, metrics). Longest prefix wins.
+# File-name prefix after `test_` -> folder under tests/unit/ (the code's rooms; `ground` the ground
+# floor's modules; `codebase` the checks of the whole tree: layering, settings, dependencies,
+# metrics, module names). Longest prefix wins.
 ROOMS = {
     "analysis": "analysis", "report": "analysis", "lite": "analysis",
     "attempt": "attempts", "attempts": "attempts", "rejudge": "attempts", "credential_rule": "attempts",
@@ -50,6 +51,8 @@ ROOMS = {
     "taskenv": "taskenv", "desktop": "taskenv",
     "webproxy": "webproxy",
     "layering": "codebase", "settings": "codebase", "dependencies": "codebase", "code_metrics": "codebase",
+    "module_names": "codebase",
+    "stopwatch": "ground", "language": "ground", "errors": "ground", "fsio": "ground", "failpoint": "ground",
 }
 
 # Shared helpers and doubles -> the support package. (Left beside their tests: tests/claws/kit.py,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from clawmark.stopwatch import Stopwatch
 from clawmark.swe.errors import ShellStepFailed
 
 
@@ -54,14 +54,14 @@ class HostShell:
 
     def exec(self, cmd: str, timeout_s: float, workdir: str | None = None) -> HostResult:
         cwd = Path(workdir) if workdir else self.root
-        started = time.monotonic()
+        watch = Stopwatch()
         try:
             done = subprocess.run(["bash", "-c", cmd], cwd=cwd, capture_output=True, text=True,
                                   errors="replace", timeout=timeout_s, env=self.env)
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout or ""
-            return HostResult(None, out, "", time.monotonic() - started, timed_out=True)
-        return HostResult(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+            return HostResult(None, out, "", watch.elapsed(), timed_out=True)
+        return HostResult(done.returncode, done.stdout, done.stderr, watch.elapsed())
 
     def read_file(self, path: str) -> bytes:
         return Path(path).read_bytes()
