@@ -76,9 +76,9 @@ def run_mode(sweep_spec: SweepSpec, root: Path, waves: bool) -> float:
 
     from prefect.utilities.annotations import quote
 
-    from flows.stages import run_cell
+    from flows.sweep_tasks import run_cell
     from flows.sweep import run_cells
-    from clawmark.sweeps.gateway import sweep_gateway
+    from clawmark.sweeps.shared_gateway import sweep_gateway
 
     store = ResultStore(root)
 

@@ -55,7 +55,7 @@ def main() -> int:
     if not args.tree.is_dir():
         print(f"no task tree at {args.tree}: nothing to measure (give TREE or CLAWMARK_UCB_SAMPLE)")
         return 0
-    from clawmark.catalog.credentials import user_credentials
+    from clawmark.catalog.task_credentials import user_credentials
     from clawmark.catalog.needs import Machine, tree_needs
     from clawmark.cli.catalog import load_tree, reaches_web
 
@@ -91,7 +91,7 @@ def spread(tasks: list) -> list:
 
 def start_one(task, needs, credentials: dict, machine, logs: Path) -> dict:
     """One task from image to the probe turn; phase seconds and the failure, typed."""
-    from clawmark.catalog.credentials import executor_credentials
+    from clawmark.catalog.task_credentials import executor_credentials
     from clawmark.taskenv import TaskEnv, TaskEnvConfig
     from clawmark.taskenv.headed import HeadedRun, task_image
 

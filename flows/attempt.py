@@ -34,7 +34,7 @@ from clawmark.attempts.stages import Stage, retryable, run_stages
 from clawmark.results import AttemptRow, ResultStore
 from clawmark.settings import settings
 from clawmark.sweeps import Cell, SweepPlan
-from clawmark.sweeps.preflight import refuse_unrunnable
+from clawmark.sweeps.cell_preflight import refuse_unrunnable
 
 
 class _ThreadTimeoutNotice(logging.Filter):

@@ -23,7 +23,7 @@ from clawmark.sweeps import Cell, SweepPlan, SweepSpec, plan_sweep
 from clawmark.sweeps.plan import pin_protocol
 from clawmark.sweeps.scheduler import Schedule
 from flows.limits import ensure_limits
-from flows.stages import clear_partial, compact
+from flows.sweep_tasks import clear_partial, compact
 
 RunCells = Callable[[SweepPlan, list[Cell]], Schedule]
 

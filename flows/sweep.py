@@ -1,6 +1,6 @@
 """The sweep flow: plan the cells, skip the committed ones, run the rest as slots free, summarise.
 
-Its cells run in this process: each is an `attempt` task (flows/stages.py) submitted by the core
+Its cells run in this process: each is an `attempt` task (flows/sweep_tasks.py) submitted by the core
 scheduler (clawmark/sweeps/scheduler.py), after a look at the Docker engine (engine_gate)."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from clawmark.results import ResultStore
 from clawmark.results.errors import is_disk_full
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec, load_spec
 from clawmark.sweeps.engine_gate import engine_back
-from clawmark.sweeps.gateway import sweep_gateway
+from clawmark.sweeps.shared_gateway import sweep_gateway
 from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, Committed, Ended, NoRow, Schedule, Stop, \
     SweepStopping, schedule
 from flows.coordinate import coordinate, headline, results_store
-from flows.stages import run_cell
+from flows.sweep_tasks import run_cell
 
 POLL_S = 0.2
 

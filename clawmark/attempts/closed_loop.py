@@ -34,7 +34,7 @@ from clawmark.runtime.images import image_ref
 from clawmark.taskenv.config import WORKSTATION_RECIPE, base_skills_for, runtime_profile
 from clawmark.taskenv.headed import task_image_ref
 from clawmark.taskenv.inject import skills_identity
-from clawmark.webproxy.session import web_identity, web_task_hash
+from clawmark.webproxy.proxied_task import web_identity, web_task_hash
 
 # Re-exported: the closed-loop track's config is imported from here.
 __all__ = ["ClosedLoopAttemptConfig", "identity_fields", "open_closed_loop_attempt", "role_models",

@@ -25,7 +25,7 @@ from clawmark.judge.chat import ChatFn, Role, gateway_chat, role_settings
 from clawmark.judge.checks import check_image, run_checks
 from clawmark.judge.evidence import Evidence
 from clawmark.judge.fence import Fence
-from clawmark.judge.firewall import firewall
+from clawmark.judge.info_firewall import firewall
 from clawmark.judge.followup import gated_follow_up
 from clawmark.judge.simulator import SimulatorFailed
 from clawmark.judge.supervisor import SupervisorFailed, judge_turn
@@ -33,7 +33,7 @@ from clawmark.judge.workspace import build_role_workspace
 from clawmark.results import AttemptLayout
 from clawmark.results.status import Status
 from clawmark.results.transcript import TranscriptMessage
-from clawmark.webproxy.session import blocked_requests_note
+from clawmark.webproxy.proxied_task import blocked_requests_note
 
 
 def supervise(session: ClosedLoopAttempt, record: CycleRecord, folder: Path, messages: list[TranscriptMessage], *,

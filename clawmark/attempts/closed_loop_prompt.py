@@ -15,7 +15,7 @@ from clawmark.claws import ClawAdapter
 from clawmark.claws.preamble import RuntimeFacts, compose_preamble, first_prompt
 from clawmark.taskenv.config import base_skills_for
 from clawmark.taskenv.desktop import CDP_PORT, wants_desktop
-from clawmark.taskenv.layout import RESULTS_DIR, SKILLS_DIR, SOURCES_DIR, WORKSPACE
+from clawmark.taskenv.container_layout import RESULTS_DIR, SKILLS_DIR, SOURCES_DIR, WORKSPACE
 
 DESKTOP_SCREEN = (1440, 900)  # images/desktop: Xvfb's screen (clawmark.taskenv.desktop records at this size)
 

@@ -27,18 +27,18 @@ from clawmark.attempts.gateway_link import VISION_SUFFIX, container_url, host_ur
 from clawmark.attempts.phases import run_cleanup
 from clawmark.attempts.stages import DEFAULT_BOUND_S, SETUP_MARGIN_S, Stage, TrackStages, plan_by_name
 from clawmark.attempts.usage_check import CLAW_USAGE_FILE, row_cross_check
-from clawmark.catalog.credentials import executor_credentials, user_credentials
+from clawmark.catalog.task_credentials import executor_credentials, user_credentials
 from clawmark.claws import ClawContext
 from clawmark.gateway.ledger import summarize_ledger
 from clawmark.results import AttemptRow, ClosedLoopOutcome, Status
 from clawmark.taskenv import TaskEnv
 from clawmark.taskenv.config import TaskEnvConfig, executor_user_of, runtime_profile
 from clawmark.taskenv.errors import PreExecFailed
+from clawmark.taskenv.container_layout import SKILLS_DIR, WORKSPACE
 from clawmark.taskenv.headed import task_image
-from clawmark.taskenv.layout import SKILLS_DIR, WORKSPACE
-from clawmark.taskenv.package import PackageChanged
+from clawmark.taskenv.package_guard import PackageChanged
 from clawmark.webproxy import ProxiedTaskEnv
-from clawmark.webproxy.session import row_web_counts
+from clawmark.webproxy.proxied_task import row_web_counts
 
 EXECUTOR_ROLE = "executor"
 PACKAGE_DIR = "package"  # the attempt's copy of a task package with pre_exec scripts: supervisor side
@@ -180,7 +180,7 @@ def _context(s: ClosedLoopAttempt) -> ClawContext:
 def env_config(s: ClosedLoopAttempt) -> TaskEnvConfig:
     c = s.config
     labels = {"clawmark.attempt": s.attempt_id, "clawmark.claw": s.claw.name}
-    # a task with gaps was refused before provisioning (clawmark/sweeps/preflight.py)
+    # a task with gaps was refused before provisioning (clawmark/sweeps/cell_preflight.py)
     credentials, _gaps = executor_credentials(s.task, user_credentials(c.env_file), c.snapshot)
     return TaskEnvConfig(image=task_image(s.task, c.image), network_policy=c.network_policy, snapshot=c.snapshot,
                          base_skills=c.base_skills, service_timeout_s=c.service_timeout_s,

@@ -20,7 +20,7 @@ from clawmark.judge.fence import Fence
 from clawmark.results import AttemptLayout
 from clawmark.taskenv import TaskEnv
 from clawmark.taskenv.headed import HeadedRun
-from clawmark.taskenv.package import PackageChanged
+from clawmark.taskenv.package_guard import PackageChanged
 from clawmark.webproxy import ProxiedTaskEnv
 
 

@@ -13,7 +13,7 @@ from clawmark.attempts.phases import PhaseClock
 from clawmark.catalog.swe import SweInstance
 from clawmark.results import AttemptLayout, PatchOutcome
 from clawmark.swe.evaluate import EvalConfig, EvalOutcome, evaluate_prediction
-from clawmark.swe.patch import ExtractedPatch
+from clawmark.swe.patch_extract import ExtractedPatch
 from clawmark.swe.predictions import Prediction, upsert_prediction
 
 PREDICTIONS_FILE = "predictions.jsonl"

@@ -35,7 +35,7 @@ from clawmark.runtime.errors import RuntimeFailure
 from clawmark.results import AttemptLayout, AttemptRow, Status
 from clawmark.results.status import ErrorKind
 from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
-from clawmark.swe.patch import ExtractedPatch
+from clawmark.swe.patch_extract import ExtractedPatch
 
 EXECUTOR_ROLE = "executor"
 
@@ -93,7 +93,7 @@ def executor_turn(s: PatchAttempt) -> None:
 
 
 def extract(s: PatchAttempt) -> None:
-    from clawmark.swe.patch import extract_patch  # per call: a test stands in for extract_patch
+    from clawmark.swe.patch_extract import extract_patch  # per call: a test stands in for extract_patch
 
     with s.clock.phase("extract"):
         patch = extract_patch(s.ctx.sandbox, s.instance.base_commit)

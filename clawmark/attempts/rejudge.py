@@ -37,7 +37,7 @@ from clawmark.results.identity import cell_key_from_hashes
 from clawmark.results.layout import check_name
 from clawmark.results.pinning import pinned_config
 from clawmark.results.schema import from_record
-from clawmark.webproxy.session import web_task_hash
+from clawmark.webproxy.proxied_task import web_task_hash
 
 REJUDGE_KEY = "rejudge"  # of the new sweep's pinned config: {"source_sweep", "supervisor_model"}
 

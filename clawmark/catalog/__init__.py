@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clawmark.catalog.checks import CapRule, Check, ChecksFile, CoveredCheckpoint, load_checks
+from clawmark.catalog.check_specs import CapRule, Check, ChecksFile, CoveredCheckpoint, load_checks
 from clawmark.catalog.errors import CatalogError, PathEscapeError, UnknownTask
 from clawmark.catalog.eval_rule import Checkpoint, Rubric, ScoreCap, Section, parse_eval_rule
 from clawmark.catalog.package import find_task_files, load_task, load_tasks

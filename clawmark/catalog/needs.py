@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, Field
 
 from clawmark.catalog.content import missing_content
-from clawmark.catalog.credentials import SNAPSHOT_SWITCH, credential_gaps, credential_names
+from clawmark.catalog.task_credentials import SNAPSHOT_SWITCH, credential_gaps, credential_names
 from clawmark.catalog.gui import gui_need
 
 _URL = re.compile(r"https?://([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from clawmark.catalog.checks import load_checks
+from clawmark.catalog.check_specs import load_checks
 from clawmark.catalog.errors import CatalogError, from_validation, read_yaml_mapping
 from clawmark.catalog.eval_rule import parse_eval_rule
 from clawmark.catalog.overlay import apply_overlay

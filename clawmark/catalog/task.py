@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from clawmark.catalog.checks import ChecksFile
+from clawmark.catalog.check_specs import ChecksFile
 from clawmark.catalog.eval_rule import Rubric
 from clawmark.language import detect_language
 

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, Stopwatch, TurnResult, Usage
-from clawmark.claws.chat import chat_completion, first_message
+from clawmark.gateway.http_chat import chat_completion, first_message
 from clawmark.claws.diff_apply import apply_diff_turn
 from clawmark.gateway.errors import ModelError
 

@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -70,6 +69,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation, field_validat
 
 from clawmark.errors import Infra, Permanent
 from clawmark.runtime.exec_target import ExecTarget
+from clawmark.stopwatch import Stopwatch  # noqa: F401 - how every claw times its turn (TurnResult.duration_s)
 
 FinishReason = Literal["stop", "timeout", "error", "empty", "limit"]
 # The API key a claw sends while the gateway requires no token (it ignores it): claws refuse an empty key.
@@ -278,16 +278,6 @@ class ClawAdapter:
         return self.prompt_template.format(
             problem_statement=problem_statement, base_commit=base_commit, workspace=workspace
         )
-
-
-class Stopwatch:
-    """Seconds since creation, for TurnResult.duration_s."""
-
-    def __init__(self) -> None:
-        self.start = time.monotonic()
-
-    def elapsed(self) -> float:
-        return round(time.monotonic() - self.start, 3)
 
 
 def key_settings(config: BaseModel) -> dict[str, Any]:

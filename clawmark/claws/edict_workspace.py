@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from clawmark.claws.base import ClawContext
-from clawmark.taskenv.layout import RESULTS_DIR, SOURCES_DIR
+from clawmark.taskenv.container_layout import RESULTS_DIR, SOURCES_DIR
 
 BROWSER_SKILL = "agent-browser-control"
 

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from clawmark.claws.base import ClawAdapter, ClawContext, Stopwatch, TurnResult, Usage
 from clawmark.claws.browser_tool import BROWSER_TOOLS, BrowserToolBox, has_desktop
-from clawmark.claws.chat import chat_completion, first_message
+from clawmark.gateway.http_chat import chat_completion, first_message
 from clawmark.claws.tools import TOOLS, SubmitCalled, ToolBox, ToolConfig
 from clawmark.claws.vision import Vision, describer, executor_sees, images_message
 from clawmark.claws.workstation_tools import CLOSED_LOOP_TOOLS, WorkstationToolBox

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from clawmark.claws.base import ClawContext
-from clawmark.claws.chat import chat_completion, first_message
+from clawmark.gateway.http_chat import chat_completion, first_message
 from clawmark.gateway.errors import ModelError
 
 Vision = Literal["auto", "executor", "image_model"]

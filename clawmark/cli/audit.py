@@ -38,7 +38,7 @@ def audit(
     if not has_sweep(store, sweep_id):
         typer.echo(f"error: {store.location}: sweep {sweep_id}: a sweep with rows or artifacts in this store", err=True)
         raise typer.Exit(2)
-    from clawmark.catalog.credentials import user_credentials
+    from clawmark.catalog.task_credentials import user_credentials
     from clawmark.catalog.errors import CatalogError
 
     try:

@@ -134,7 +134,7 @@ def load_tree(path: Path) -> list:
 
 
 def _credentials(env_file: Path | None) -> dict[str, str]:
-    from clawmark.catalog.credentials import user_credentials
+    from clawmark.catalog.task_credentials import user_credentials
 
     return user_credentials(env_file)
 

@@ -10,8 +10,9 @@ every raw build line."""
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
+
+from clawmark.stopwatch import Stopwatch
 
 STEP = re.compile(r"^Step (\d+)/(\d+) : (.*)$")
 ROOTFS_PHASE = re.compile(r"^(I: (running|downloading|installing|success)|importing )")
@@ -22,13 +23,13 @@ DETAIL_CHARS = 70
 @dataclass
 class ImageBuild:
     ref: str
-    started: float = field(default_factory=time.monotonic)
+    watch: Stopwatch = field(default_factory=Stopwatch)
     step: int = 0
     steps: int = 0
     doing: str = ""
 
     def elapsed(self) -> str:
-        minutes, seconds = divmod(int(time.monotonic() - self.started), 60)
+        minutes, seconds = divmod(int(self.watch.elapsed()), 60)
         return f"{minutes}m{seconds:02d}s"
 
     def line(self, label: str) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import time
-
 import typer
+
+from clawmark.stopwatch import Stopwatch
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -56,7 +56,7 @@ def _build_one(console, images, name: str, verbose: bool, label: str) -> None:
     if images.image_present(ref):
         console.print(f"[dim]{ref} present[/dim]")
         return
-    started, lines = time.monotonic(), []
+    watch, lines = Stopwatch(), []
     console.print(f"{label}: building {ref}", highlight=False, markup=False)
     with BuildView(console, label, verbose=verbose) as view:
         def progress(line: str) -> None:
@@ -65,7 +65,7 @@ def _build_one(console, images, name: str, verbose: bool, label: str) -> None:
 
         images.ensure_image(name, progress=progress)
     verb = "built" if lines else "present (built meanwhile by another process)"
-    console.print(f"{label}: [green]{verb}[/green] {ref} in {time.monotonic() - started:.0f}s", highlight=False)
+    console.print(f"{label}: [green]{verb}[/green] {ref} in {watch.elapsed():.0f}s", highlight=False)
 
 
 def _build_parallel(console, images, missing: list[str], labels: dict[str, str], jobs: int, verbose: bool) -> None:

@@ -64,7 +64,7 @@ def _host_gateway():
     (a check run again in its container never calls a model), so no Docker network is needed."""
     from clawmark.gateway.server import GatewayConfig, GatewayServer
     from clawmark.settings import settings
-    from clawmark.sweeps.gateway import client_config
+    from clawmark.sweeps.shared_gateway import client_config
 
     conf = settings()
     return GatewayServer(GatewayConfig(host=conf.gateway_host, port=conf.gateway_port,

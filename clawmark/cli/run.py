@@ -181,8 +181,8 @@ def _run_closed_loop(task: ClosedLoopTask, claw: str, model: str, seed: int, sto
     from clawmark.attempts.closed_loop_stages import CLOSED_LOOP_STAGES
     from clawmark.attempts.stages import run_stages
     from clawmark.catalog.errors import CatalogError, from_validation
-    from clawmark.sweeps.gateway import sweep_gateway
-    from clawmark.sweeps.preflight import refuse_unrunnable, unrunnable_reason
+    from clawmark.sweeps.shared_gateway import sweep_gateway
+    from clawmark.sweeps.cell_preflight import refuse_unrunnable, unrunnable_reason
 
     try:
         config = ClosedLoopAttemptConfig(budgets=budgets, **closed)
@@ -216,7 +216,7 @@ def _engine_or_fail() -> None:
 def _run_patch(instance: SweInstance, claw: str, model: str, seed: int, store: ResultStore, sweep_id: str,
                budgets: dict[str, float], profile: ProfileUse) -> AttemptRow:
     from clawmark.attempts.patch import PatchAttemptConfig, run_patch_attempt
-    from clawmark.sweeps.gateway import sweep_gateway
+    from clawmark.sweeps.shared_gateway import sweep_gateway
 
     _engine_or_fail()
     config = PatchAttemptConfig(budgets=budgets, profile=profile)
@@ -253,7 +253,7 @@ def _for_people(field: str, value: object) -> object:
 
 def _preflight(models: list[str]) -> None:
     """A provider model without its key fails here, before a container is provisioned."""
-    from clawmark.gateway.preflight import MissingProviderKey, require_keys
+    from clawmark.gateway.provider_preflight import MissingProviderKey, require_keys
 
     try:
         require_keys(m for m in models if m)

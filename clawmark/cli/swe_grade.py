@@ -14,7 +14,7 @@ import typer
 
 if TYPE_CHECKING:
     from clawmark.catalog import SweInstance
-    from clawmark.swe.grading import GradeResult
+    from clawmark.swe.log_grading import GradeResult
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
 
@@ -28,7 +28,7 @@ def grade(
                               "'>>>>> Start Test Output [NONCE]' line; only that region is read."),
 ) -> None:
     """Grade a saved eval log by SWE-bench 5.x rules and print the verdict and test lists."""
-    from clawmark.swe.grading import grade as grade_log
+    from clawmark.swe.log_grading import grade as grade_log
     from clawmark.swe.parsers import LogParserError
 
     instance = _find_instance(instances, instance_id)

@@ -141,7 +141,7 @@ def _plan(spec, store, force: bool, retry_errors: int):
     from clawmark.sweeps import plan_sweep
     from clawmark.sweeps.plan import pin_protocol
 
-    from clawmark.gateway.preflight import MissingProviderKey, require_keys
+    from clawmark.gateway.provider_preflight import MissingProviderKey, require_keys
 
     try:
         require_keys([*spec.models, *_judge_models(spec)])
@@ -156,7 +156,7 @@ def _say_unrunnable(spec, plan, out) -> None:
     """Before any cell starts: the tasks whose cells will be refused (missing content, credentials
     missing or placeholders); their rows are `task_unrunnable`, counted by no denominator."""
     from clawmark.catalog.errors import CatalogError
-    from clawmark.sweeps.preflight import unrunnable_tasks
+    from clawmark.sweeps.cell_preflight import unrunnable_tasks
 
     if spec.closed_loop is None or not plan.tasks:
         return

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from clawmark.catalog.task import ClosedLoopTask
-from clawmark.claws.chat import chat_completion, first_message
+from clawmark.gateway.http_chat import chat_completion, first_message
 from clawmark.judge.evidence import message_text
 
 ChatFn = Callable[[list[dict]], str]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from clawmark.catalog.checks import ChecksFile
+from clawmark.catalog.check_specs import ChecksFile
 from clawmark.catalog.task import ClosedLoopTask
 from clawmark.runtime.images import ensure_image, image_present, image_ref
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig

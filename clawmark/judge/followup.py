@@ -20,7 +20,7 @@ from clawmark.catalog.task import ClosedLoopTask
 from clawmark.judge.chat import ChatFn
 from clawmark.judge.evidence import Evidence
 from clawmark.judge.fence import Fence
-from clawmark.judge.firewall import FirewallView
+from clawmark.judge.info_firewall import FirewallView
 from clawmark.judge.leak_audit import Leak, find_leaks
 from clawmark.judge.rewriter import neutral_continue, redact, rewrite
 from clawmark.judge.simulator import BlockedDraft, SimulatorOutput, simulate

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 from clawmark.judge.fence import Fence
-from clawmark.judge.firewall import FirewallView
+from clawmark.judge.info_firewall import FirewallView
 from clawmark.judge.simulator import SimulatorOutput
 
 MAX_LINES = 3

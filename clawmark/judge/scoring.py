@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from clawmark.catalog.checks import ChecksFile
+from clawmark.catalog.check_specs import ChecksFile
 from clawmark.catalog.eval_rule import Rubric
 from clawmark.judge.checks import CheckResult
 

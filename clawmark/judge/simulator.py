@@ -25,7 +25,7 @@ from clawmark.judge.chat import ChatFn
 from clawmark.judge.decision import extract_json_object, validation_summary
 from clawmark.judge.evidence import Evidence, text_part
 from clawmark.judge.fence import Fence
-from clawmark.judge.firewall import FirewallView
+from clawmark.judge.info_firewall import FirewallView
 from clawmark.judge.prompting import ReplyInvalid, ask_with_repair
 from clawmark.language import detect_language
 

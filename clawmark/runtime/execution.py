@@ -20,6 +20,8 @@ from typing import Protocol
 
 from docker.utils.socket import STDERR, frames_iter
 
+from clawmark.stopwatch import Stopwatch
+
 KILL_GRACE_S = 5.0
 POLL_S = 1.0
 DRAIN_S = 0.5
@@ -85,11 +87,11 @@ def run_exec(api, container_id: str, argv: list[str], timeout_s: float, *, workd
     exec_id = api.exec_create(container_id, argv, stdout=True, stderr=True, workdir=workdir,
                               environment={**(env or {}), MARKER_VAR: token}, user=user or "")["Id"]
     out, err = _BoundedBuffer(max_output_bytes), _BoundedBuffer(max_output_bytes)
-    started = time.monotonic()
+    watch = Stopwatch()
     sock = api.exec_start(exec_id, socket=True)
     reader = threading.Thread(target=_pump, args=(sock, out, err), daemon=True)
     reader.start()
-    timed_out = not _wait(api, exec_id, reader, started + timeout_s)
+    timed_out = not _wait(api, exec_id, reader, watch.start + timeout_s)
     if timed_out:
         # The kill runs beside the wait so a frozen container cannot stretch the deadline.
         threading.Thread(target=_kill_tree, args=(api, container_id, token), daemon=True).start()
@@ -99,9 +101,8 @@ def run_exec(api, container_id: str, argv: list[str], timeout_s: float, *, workd
             reader.join(KILL_GRACE_S)
     _close(sock)
     reader.join(1.0)
-    duration = time.monotonic() - started
     exit_code = None if timed_out else _exit_code(api, exec_id)
-    return ExecResult(exit_code, out.text(), err.text(), duration, timed_out, bool(out.dropped or err.dropped))
+    return ExecResult(exit_code, out.text(), err.text(), watch.elapsed(), timed_out, bool(out.dropped or err.dropped))
 
 
 def _wait(api, exec_id: str, reader: threading.Thread, deadline: float) -> bool:

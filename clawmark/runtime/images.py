@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from clawmark.runtime import build
+from clawmark.runtime import docker_build
 from clawmark.runtime.engine import docker_client
 from clawmark.runtime.engine_lock import engine_lock
 from clawmark.runtime.errors import ImageBuildFailed, ImageMissing
@@ -60,7 +60,7 @@ def ensure_image(name: str, progress: Progress | None = None) -> str:
             _import_rootfs(recipe, ref, labels, progress)
         else:
             dockerfile = recipe.dockerfile.read_text()
-            build.build(_build_client(), ref, recipe.folder, dockerfile, parent_ref, _labels(ref, labels, parent_ref), progress)
+            docker_build.build(_build_client(), ref, recipe.folder, dockerfile, parent_ref, _labels(ref, labels, parent_ref), progress)
     return ref
 
 
@@ -76,7 +76,7 @@ def ensure_derived_image(name: str, parent_ref: str, context_dir: Path | None, d
     with image_lock(ref):
         if not image_present(ref):
             _say(progress, f"building {ref} on {parent_ref}")
-            build.build(_build_client(), ref, context_dir, dockerfile_text, parent_ref, labels, progress)
+            docker_build.build(_build_client(), ref, context_dir, dockerfile_text, parent_ref, labels, progress)
     return ref
 
 

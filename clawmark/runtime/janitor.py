@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from clawmark.runtime import firewall, owner
+from clawmark.runtime import host_firewall, owner
 from clawmark.runtime.engine import shared_client
 
 
@@ -37,7 +37,7 @@ def reap(older_than_s: float | None = None, label_selector: dict[str, str] | str
         except docker.errors.APIError as exc:
             if "already in progress" not in str(exc):
                 raise
-    firewall.reap_stale_chains()  # host firewall chains of clawmark bridges that no longer exist
+    host_firewall.reap_stale_chains()  # host firewall chains of clawmark bridges that no longer exist
     return removed
 
 

@@ -11,7 +11,7 @@ attempt's or its own attempt's), and Docker already isolates bridges from each o
   (SWE evaluation's `default`).
 
 On the host, each bridge's traffic into the host goes through its own firewall chain
-(`clawmark.runtime.firewall`): only connections to a socket bound to the isolated network's
+(`clawmark.runtime.host_firewall`): only connections to a socket bound to the isolated network's
 host address itself are let in, so a host service listening on all interfaces (a Prefect API,
 a database) is refused, and so is everything else addressed to the host (pings included).
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import threading
 
-from clawmark.runtime import firewall
+from clawmark.runtime import host_firewall
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.engine_lock import engine_lock
 from clawmark.runtime.errors import RuntimeFailure
@@ -75,7 +75,7 @@ def _guard(network, allowed_ip: str) -> None:
     with _lock:
         if network.id in _guarded:
             return
-        firewall.guard_bridge(bridge_name(network), allowed_ip)
+        host_firewall.guard_bridge(bridge_name(network), allowed_ip)
         _guarded.add(network.id)
 
 

@@ -13,7 +13,7 @@ from typing import Literal
 import docker
 from pydantic import BaseModel, Field
 
-from clawmark.runtime import archive, owner
+from clawmark.runtime import owner, tar_transfer
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.errors import ContainerGone, ExecTimeout, ImageMissing, OutOfMemory
 from clawmark.runtime.execution import ExecResult, run_exec
@@ -117,34 +117,34 @@ class Sandbox:
         host_path = Path(host_path)
         if not host_path.exists():
             raise FileNotFoundError(f"{host_path} does not exist on the host")
-        with archive.pack_path(host_path, self._owner()) as tar:
+        with tar_transfer.pack_path(host_path, self._owner()) as tar:
             self._put_archive(container_dir, tar)
 
     def copy_out(self, container_path: str, host_dir: str | Path) -> Path:
         """Copy a container file or folder into `host_dir`; returns the host path of the copy."""
         with self._get_archive(container_path) as tar:
-            archive.extract_all(tar, Path(host_dir))
+            tar_transfer.extract_all(tar, Path(host_dir))
         return Path(host_dir) / Path(container_path.rstrip("/")).name
 
     def copy_files_in(self, files: dict[str, Path], container_dir: str, owner: tuple[int, int]) -> None:
         """Copy host files to `container_dir/<relative name>`, owned by `owner` (uid, gid), with
-        modes another user can read (see archive.pack_files). `container_dir` must exist."""
-        with archive.pack_files(files, owner) as tar:
+        modes another user can read (see tar_transfer.pack_files). `container_dir` must exist."""
+        with tar_transfer.pack_files(files, owner) as tar:
             self._container.put_archive(container_dir, tar)
 
     def copy_out_skipping_unsafe(self, container_path: str, host_dir: str | Path) -> list[str]:
         """Like copy_out, but links leading outside `host_dir` are left out (and named in the
         returned list) instead of failing the copy: for folders a claw wrote."""
         with self._get_archive(container_path) as tar:
-            return archive.extract_skipping_unsafe(tar, Path(host_dir))
+            return tar_transfer.extract_skipping_unsafe(tar, Path(host_dir))
 
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
-        folder, name = archive.parent_and_name(path)
-        self._put_archive(folder, archive.pack_bytes(name, data, mode, self._owner()))
+        folder, name = tar_transfer.parent_and_name(path)
+        self._put_archive(folder, tar_transfer.pack_bytes(name, data, mode, self._owner()))
 
     def read_file(self, path: str) -> bytes:
         with self._get_archive(path) as tar:
-            return archive.single_file(tar, path)
+            return tar_transfer.single_file(tar, path)
 
     def teardown(self) -> None:
         """Remove the container (killing it if needed). Safe to call twice."""
@@ -162,7 +162,7 @@ class Sandbox:
             chunks, _stat = self._container.get_archive(container_path)
         except docker.errors.NotFound as exc:
             raise FileNotFoundError(f"{container_path} does not exist in container {self.container_id[:12]}") from exc
-        return archive.spool_chunks(chunks, self.config.max_copy_bytes, container_path)
+        return tar_transfer.spool_chunks(chunks, self.config.max_copy_bytes, container_path)
 
     def _put_archive(self, container_dir: str, tar) -> None:
         """Unpack `tar` into `container_dir`, creating the folder only when it is missing."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clawmark.runtime.exec_target import ExecTarget
-from clawmark.swe.history import REPO_DIR
+from clawmark.swe.history_strip import REPO_DIR
 from clawmark.swe.shell import q, run_step
 
 APPLY_TIMEOUT_S = 120.0

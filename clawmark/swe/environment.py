@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from clawmark.runtime.exec_target import ForwardsToSandbox
 from clawmark.runtime.execution import ExecResultLike
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-from clawmark.swe.history import REPO_DIR, install_global_gitignore, prepare_history
+from clawmark.swe.history_strip import REPO_DIR, install_global_gitignore, prepare_history
 from clawmark.swe.instance_image import instance_image
 from clawmark.swe.shell import q, run_step
 

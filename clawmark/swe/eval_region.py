@@ -24,7 +24,7 @@ import requests
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.errors import ContainerGone, OutOfMemory
 from clawmark.swe.eval_script import EXIT_CODE_VAR
-from clawmark.swe.grading import END_MARKER, EXIT_CODE_LINE, START_MARKER, region_markers
+from clawmark.swe.log_grading import END_MARKER, EXIT_CODE_LINE, START_MARKER, region_markers
 
 _STATUS_CAPTURE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)=\$\?\s*$")
 

@@ -14,7 +14,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
-from clawmark.swe.grading import END_MARKER, EXIT_CODE_LINE, START_MARKER
+from clawmark.swe.log_grading import END_MARKER, EXIT_CODE_LINE, START_MARKER
 from clawmark.swe.patch_clean import split_sections
 
 if TYPE_CHECKING:

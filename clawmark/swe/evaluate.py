@@ -18,7 +18,6 @@ capability); `EvalConfig.network = "none"` makes a hermetic run.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,15 +31,16 @@ from clawmark.results.outcome import PatchOutcome
 from clawmark.results.status import FailureReason, Status
 from clawmark.runtime.errors import ContainerGone, ImageBuildFailed, ImageMissing, RuntimeFailure
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
+from clawmark.stopwatch import Stopwatch
 from clawmark.swe.eval_region import RegionFiles, ScriptHasNoMarkers, harness_script, run_harness_script
 from clawmark.swe.eval_script import EvalScriptError, make_eval_script
-from clawmark.swe.grading import NoResult, grade, region_markers
-from clawmark.swe.history import REPO_DIR
+from clawmark.swe.history_strip import REPO_DIR
 from clawmark.swe.instance_image import instance_image
+from clawmark.swe.log_grading import NoResult, grade, region_markers
 from clawmark.swe.parsers import LogParserError
 from clawmark.swe.parsers.base import MAX_LOG_CHARS
-from clawmark.swe.report import instance_report, write_instance_report
 from clawmark.swe.summary_status import summary_status
+from clawmark.swe.swebench_report import instance_report, write_instance_report
 
 WORK_DIR = "/tmp/clawmark-eval"
 PATCH_FILE, LOG_FILE, TEST_OUTPUT_FILE, EVAL_FILE = "patch.diff", "run_instance.log", "test_output.txt", "eval.sh"
@@ -99,7 +99,7 @@ def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | P
     """Evaluate `model_patch` for `instance`; artifacts go to `out_dir/<instance_id>/`."""
     config = config or EvalConfig()
     folder = Path(out_dir) / instance.instance_id
-    iid, started = instance.instance_id, time.monotonic()
+    iid, watch = instance.instance_id, Stopwatch()
     if model_patch is None or not model_patch.strip():
         return EvalOutcome(instance_id=iid, status=Status.EMPTY_PATCH, detail="empty or None model_patch",
                            failure_reason=FailureReason.EMPTY_PATCH)
@@ -110,7 +110,7 @@ def evaluate_prediction(instance: Any, model_patch: str | None, out_dir: str | P
     (folder / REPORT_FILE).unlink(missing_ok=True)  # a stale report of another patch must not read as done
     (folder / PATCH_FILE).write_text(model_patch)
     outcome = _evaluate_guarded(instance, model_patch, folder, config, progress)
-    outcome.durations["total"] = round(time.monotonic() - started, 3)
+    outcome.durations["total"] = watch.elapsed()
     outcome.network_policy = config.network
     return outcome
 
@@ -139,7 +139,7 @@ def _evaluate_guarded(instance, model_patch, folder, config, progress) -> EvalOu
 
 
 def _evaluate_in_container(instance, model_patch, folder: Path, config: EvalConfig, progress) -> EvalOutcome:
-    iid, watch = instance.instance_id, _Stopwatch()
+    iid, watch = instance.instance_id, Stopwatch()
     image = instance_image(instance, progress)
     watch.lap("image")
     with Sandbox.provision(_sandbox_config(image, iid, config)) as sandbox:
@@ -186,7 +186,7 @@ def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) ->
         return EvalOutcome(**measured, status=Status.EVAL_FAILED, failure_reason=FailureReason.OUTPUT_FLOOD,
                            detail=f"eval script wrote {run.output_bytes} bytes, over the "
                                   f"{config.max_output_bytes}-byte limit")
-    clock = time.monotonic()
+    clock = Stopwatch()
     result = grade(instance, run.log_text, nonce=run.nonce)
     oom = f"the kernel's OOM killer ended a test process at the {config.memory_mb} MB memory limit"
     if result.no_result_reason is not None:
@@ -199,7 +199,7 @@ def _grade(instance, model_patch: str, folder: Path, run, config: EvalConfig) ->
     write_instance_report(folder, report)
     status = Status.RESOLVED if result.resolved else Status.UNRESOLVED
     return EvalOutcome(**measured, status=status, resolution=result.resolution, report=report,
-                       failure_reason=_unresolved_reason(result, run), durations={"grade": _lap(clock)},
+                       failure_reason=_unresolved_reason(result, run), durations={"grade": clock.elapsed()},
                        detail=oom if run.out_of_memory and not result.resolved else None)
 
 
@@ -238,18 +238,3 @@ def _sandbox_config(image: str, iid: str, config: EvalConfig):
                          network=NETWORKS[config.network], privileges="swebench-harness", cap_add=config.cap_add, workdir=REPO_DIR, lifetime_seconds=int(config.timeout_s) + 900,
                          labels={"clawmark.role": "swe-eval", "clawmark.instance": iid[:60]})
 
-
-def _lap(since: float) -> float:
-    return round(time.monotonic() - since, 3)
-
-
-class _Stopwatch:
-    """Seconds per stage: each lap is the time since the previous one."""
-
-    def __init__(self) -> None:
-        self.laps: dict[str, float] = {}
-        self._last = time.monotonic()
-
-    def lap(self, stage: str) -> None:
-        self.laps[stage] = _lap(self._last)
-        self._last = time.monotonic()

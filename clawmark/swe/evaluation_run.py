@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from clawmark.results.status import FailureReason, Status
 from clawmark.swe.evaluate import EvalConfig, EvalOutcome, evaluate_prediction
 from clawmark.swe.predictions import Prediction
-from clawmark.swe.report import run_summary as swebench_summary, write_json_atomic
+from clawmark.swe.swebench_report import run_summary as swebench_summary, write_json_atomic
 from clawmark.swe.summary_status import SummaryStatus, summary_status
 
 if TYPE_CHECKING:

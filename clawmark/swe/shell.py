@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from clawmark.runtime.exec_target import ExecTarget
+from clawmark.stopwatch import Stopwatch
 from clawmark.swe.errors import ShellStepFailed
 
 
@@ -48,14 +48,14 @@ class HostShell:
         argv = ["bash", "-c", cmd] if isinstance(cmd, str) else list(cmd)
         cwd = Path(workdir) if workdir else self.root
         environ = {**(self.env if self.env is not None else os.environ), **(env or {})} if env else self.env
-        started = time.monotonic()
+        watch = Stopwatch()
         try:
             done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True,
                                   errors="replace", timeout=timeout_s, env=environ)
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout or ""
-            return HostResult(None, out, "", time.monotonic() - started, timed_out=True)
-        return HostResult(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+            return HostResult(None, out, "", watch.elapsed(), timed_out=True)
+        return HostResult(done.returncode, done.stdout, done.stderr, watch.elapsed())
 
     def read_file(self, path: str) -> bytes:
         return Path(path).read_bytes()

@@ -5,7 +5,6 @@ only rows it has not seen), so watching a 10,000-cell sweep stays cheap."""
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -14,6 +13,7 @@ import pyarrow.fs as pafs
 from clawmark.results import ResultStore
 from clawmark.results.lease import cell_lease_dir
 from clawmark.results.status import SUCCESS_STATUSES, Status, is_error
+from clawmark.stopwatch import Stopwatch
 
 
 @dataclass
@@ -73,7 +73,7 @@ class SweepWatcher:
         self.compacted_mtime: int | None = None
         self.seen: set[str] = set()
         self.counts = SweepCounts(planned=len(planned) if planned is not None else 0)
-        self.started = time.monotonic()
+        self.watch = Stopwatch()
         self.baseline = 0
 
     def prime(self) -> None:
@@ -142,7 +142,7 @@ class SweepWatcher:
                 if i.type == pafs.FileType.File and i.base_name.endswith(".json")}
 
     def rate_per_min(self) -> float:
-        minutes = (time.monotonic() - self.started) / 60
+        minutes = self.watch.elapsed() / 60
         fresh = self.counts.done - self.baseline
         return fresh / minutes if minutes > 0 and fresh else 0.0
 

@@ -3,7 +3,7 @@
 `with TaskEnv(task, TaskEnvConfig(...), logs_dir) as sandbox:` gives a running container
 (`clawmark.runtime.sandbox.Sandbox`) ready for the first executor turn, in this order:
 
-0. The package is a read-only input (clawmark/taskenv/package.py): its files' digests are taken
+0. The package is a read-only input (clawmark/taskenv/package_guard.py): its files' digests are taken
    first and checked when the environment is left (a change: `PackageChanged`, naming the
    files); a task with pre_exec scripts is copied into `work_dir` and the copy is what runs,
    is injected and is judged (`TaskEnv.task`), pruned at the end to its hidden references.
@@ -16,7 +16,7 @@
    cpu, memory, pids and lifetime limits and `clawmark.*` labels.
 3. `on_layout` hooks, once the layout and the executor user exist and before anything of the
    package is there or runs: the web proxy installs its CA in every trust store here, so
-   services, the desktop's Chromium and every turn trust it (clawmark/webproxy/session.py).
+   services, the desktop's Chromium and every turn trust it (clawmark/webproxy/proxied_task.py).
 4. The package copied in (never mounted):
    - sources -> `/tmp_workspace/clawbench/sources/` (`*_snapshot.json` left out only when the task
      has an offline snapshot path (SNAPSHOT_MODE in `.privacy`, task_snapshot) and snapshot mode is off),
@@ -63,8 +63,8 @@ container's environment (`-e`); never a label, `taskenv.json`, or a dump of the 
 from clawmark.taskenv.config import NetworkPolicy, TaskEnvConfig
 from clawmark.taskenv.env import TaskEnv
 from clawmark.taskenv.errors import PreExecFailed, ServiceFailed, TaskEnvError
-from clawmark.taskenv.package import PackageChanged
-from clawmark.taskenv.layout import LOGS_DIR, RESULTS_DIR, SKILLS_DIR, SOURCES_DIR
+from clawmark.taskenv.package_guard import PackageChanged
+from clawmark.taskenv.container_layout import LOGS_DIR, RESULTS_DIR, SKILLS_DIR, SOURCES_DIR
 
 __all__ = ["LOGS_DIR", "RESULTS_DIR", "SKILLS_DIR", "SOURCES_DIR", "NetworkPolicy", "PackageChanged", "PreExecFailed",
            "ServiceFailed", "TaskEnv", "TaskEnvConfig", "TaskEnvError"]

@@ -9,12 +9,12 @@ nothing here runs unless `wants_desktop(task)` (`headed: true`, or `auto` with a
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from clawmark.catalog.gui import gui_need
+from clawmark.stopwatch import Stopwatch
 from clawmark.taskenv.errors import TaskEnvError
 
 DESKTOP_RECIPE = "desktop"
@@ -64,7 +64,7 @@ def wants_desktop(task) -> bool:
 
 def start_desktop(sandbox, browser: bool = False, timeout_s: float = 120) -> Desktop:
     """Bring the desktop up as the executor user; raises DesktopFailed with its logs."""
-    started = time.monotonic()
+    watch = Stopwatch()
     argv = ["clawmark-desktop-start", *(["--browser"] if browser else [])]
     result = sandbox.exec(argv, timeout_s=timeout_s, workdir="/")
     if result.exit_code != 0:
@@ -73,7 +73,7 @@ def start_desktop(sandbox, browser: bool = False, timeout_s: float = 120) -> Des
                             f"logs: {logs.strip()[-600:]}")
     return Desktop(novnc_url=f"http://{container_ip(sandbox)}:{NOVNC_PORT}/vnc.html?{NOVNC_QUERY}",
                    cdp_url=f"http://127.0.0.1:{CDP_PORT}" if browser else None,
-                   start_s=round(time.monotonic() - started, 3))
+                   start_s=watch.elapsed())
 
 
 def screenshot(sandbox, dest: Path) -> Path:

@@ -21,9 +21,9 @@ from clawmark.runtime.registry_proxy import allow_client, forget_client, proxy_e
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.taskenv.config import WORKSTATION_RECIPE, TaskEnvConfig
 from clawmark.taskenv.inject import inject_services, inject_skills, inject_sources
-from clawmark.taskenv.layout import PREPARE_SCRIPT, RESULTS_DIR, WORKSPACE
+from clawmark.taskenv.container_layout import PREPARE_SCRIPT, RESULTS_DIR, WORKSPACE
 from clawmark.taskenv.errors import PreExecFailed, TaskEnvError
-from clawmark.taskenv.package import PackageGuard, attempt_copy, keep_hidden_only, reload
+from clawmark.taskenv.package_guard import PackageGuard, attempt_copy, keep_hidden_only, reload
 from clawmark.taskenv.pre_exec import run_pre_exec
 from clawmark.taskenv.services import save_service_logs, start_services
 
@@ -47,7 +47,7 @@ class TaskEnv(ForwardsToSandbox):
 
     Raises PreExecFailed / ServiceFailed (logs saved in logs_dir) or the runtime's errors; the
     container never outlives the `with` block. The package is a read-only input
-    (clawmark/taskenv/package.py): a task with pre_exec scripts runs them in a copy under
+    (clawmark/taskenv/package_guard.py): a task with pre_exec scripts runs them in a copy under
     `work_dir`, and `task` is then that copy (injected, and judged by its references); leaving
     the block prunes the copy to its hidden references and raises PackageChanged if the package
     itself changed.

@@ -7,7 +7,7 @@ import hashlib
 from pathlib import Path
 
 from clawmark.catalog.errors import CatalogError
-from clawmark.taskenv.layout import SERVICES_DIR, SKILLS_DIR, SOURCES_DIR, folder_files, is_hidden
+from clawmark.taskenv.container_layout import SERVICES_DIR, SKILLS_DIR, SOURCES_DIR, folder_files, is_hidden
 
 ROOT = (0, 0)
 

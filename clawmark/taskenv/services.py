@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from clawmark.taskenv.errors import ServiceFailed
-from clawmark.taskenv.layout import LOGS_DIR, SERVICE_STATE_DIR
+from clawmark.taskenv.container_layout import LOGS_DIR, SERVICE_STATE_DIR
 
 SERVICE_LOGS = f"{LOGS_DIR}/services"
 LAUNCHER = f"{SERVICE_STATE_DIR}/launch.sh"

@@ -29,7 +29,7 @@ from clawmark.webproxy.archive import archive_digest
 from clawmark.webproxy.config import IRREVERSIBLE_RULES, BlockRule, WebMode, WebProxyConfig, load_rules, task_rules
 from clawmark.webproxy.errors import WebArchiveMissing, WebProxyError
 from clawmark.webproxy.proxy import WebProxy, WebStats
-from clawmark.webproxy.session import ProxiedTaskEnv, blocked_requests_note, row_web_counts, web_task_env, web_task_hash
+from clawmark.webproxy.proxied_task import ProxiedTaskEnv, blocked_requests_note, row_web_counts, web_task_env, web_task_hash
 
 __all__ = ["IRREVERSIBLE_RULES", "BlockRule", "ProxiedTaskEnv", "WebArchiveMissing", "WebMode", "WebProxy", "WebProxyConfig",
            "WebProxyError", "WebStats", "archive_digest", "blocked_requests_note", "load_rules", "row_web_counts", "task_rules",

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import REPO
+
 CHROMIUM = os.environ.get("CLAWMARK_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / ".clawmark" / "test-artifacts"
+ARTIFACTS = REPO / ".clawmark" / "test-artifacts"
 
 
 @pytest.fixture(scope="session")

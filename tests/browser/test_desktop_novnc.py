@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from PIL import Image
 
 from clawmark.taskenv.desktop import screenshot, start_desktop
-from tests.integration.desktop_support import desktop_image, headed_env  # noqa: F401 - fixture
+from tests.support.desktop_fixtures import desktop_image, headed_env  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.docker, pytest.mark.browser]
 CANVAS_SHOWS_THE_DESKTOP = """() => {

@@ -13,7 +13,7 @@ import yaml
 
 from clawmark.results import AttemptRow, ResultStore
 from clawmark.settings import TASKS_CATALOG
-from tests.e2e.prefect_server import client_env, deploy_all, run, running_server, wait_flow_run, worker
+from tests.support.prefect_server import client_env, deploy_all, run, running_server, wait_flow_run, worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.docker, pytest.mark.slow]
 NIGHT = "ui-20261201"  # a dated id, as nightly stores its nights; no spec file names it

@@ -4,7 +4,7 @@ the page (no sideways scroll) with its cost column in view; a screenshot is kept
 from __future__ import annotations
 
 from analysis.report import build_report
-from tests.published_tables import imported_store
+from tests.support.published_tables import imported_store
 
 
 def test_imported_report_leaderboard_fits_the_page(page, tmp_path, artifacts_dir):

@@ -4,7 +4,7 @@ console error, and a screenshot is kept as a test artifact."""
 from __future__ import annotations
 
 from analysis.report import build_report
-from tests.report_rows import mixed_rows
+from tests.support.report_rows import mixed_rows
 
 PLOTS = ("leaderboard", "pareto", "tokens", "heatmap", "followup", "roles")
 

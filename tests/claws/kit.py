@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from clawmark.gateway.cassettes import content_text
+from tests.support.paths import FIXTURES
 
 CASSETTES = Path(__file__).with_name("cassettes")
 TURN0_MARK = "KIT-TURN-0"
@@ -77,7 +78,7 @@ class KitClaw:
 
 
 # ZeroClaw cannot be built here: its adapter runs against our stand-in of `zeroclaw acp`.
-ZEROCLAW_STANDIN = (("host_dir", str(Path(__file__).parents[1] / "fixtures" / "zeroclaw")),
+ZEROCLAW_STANDIN = (("host_dir", str(FIXTURES / "zeroclaw")),
                     ("command", ("python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp")), ("standin", True))
 KIT_CLAWS = [
     KitClaw("reference"),

@@ -20,7 +20,7 @@ from clawmark.results import ErrorKind, Status
 from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
 from tests.claws.kit import (FIX_MARK, FOLLOW_UP, TURN0_MARK, claw_paths_in_patch, follow_up_request,
                              texts)
-from tests.integration.attempt_support import INI, INSTANCES
+from tests.support.attempt_fixtures import INI, INSTANCES
 
 pytestmark = pytest.mark.docker
 

@@ -38,10 +38,10 @@ from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
 from clawmark.results.status import ErrorKind
 from clawmark.settings import TASKS_CATALOG
-from clawmark.taskenv.layout import SKILLS_DIR
+from clawmark.taskenv.container_layout import SKILLS_DIR
 from tests.claws.kit import (CASSETTES, CLAW_DIR_NAMES, CLAW_FILE_NAMES, EXPORT_EVENT_JSON, FOLLOW_UP_MARK,
                              KIT_CLAWS, TURN0_MARK, follow_up_request, supervisor_transcript, texts)
-from tests.integration.closed_loop_support import FIXTURES, bundled_task, decision, sim_reply
+from tests.support.closed_loop_fixtures import FIXTURES, bundled_task, decision, sim_reply
 
 pytestmark = pytest.mark.docker
 CL_FOLLOW_UP = f"{FOLLOW_UP_MARK}: please write the summary file now."

@@ -22,7 +22,7 @@ from clawmark.claws.transcripts import read_transcript
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
 from tests.claws.kit import CASSETTES, FIX_MARK, TURN0_MARK
-from tests.integration.attempt_support import INI, INSTANCES
+from tests.support.attempt_fixtures import INI, INSTANCES
 
 pytestmark = pytest.mark.docker
 

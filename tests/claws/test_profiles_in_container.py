@@ -18,11 +18,12 @@ from clawmark.claws.profiles import ProfileSource, ProfileUse, load_profile, pro
 from tests.claws.kit import texts
 from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
 from tests.claws.test_conformance import _context
-from tests.integration.attempt_support import INI, INSTANCES
+from tests.support.attempt_fixtures import INI, INSTANCES
+from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.docker
 
-CHECKOUT = Path(__file__).parents[1] / "fixtures" / "profile-checkout"
+CHECKOUT = FIXTURES / "profile-checkout"
 CASES = [("clawmark", "openclaw"), ("clawmark", "nanobot"), ("clawmark", "hermes"),
          ("ucb-paper", "openclaw"), ("ucb-paper", "nanobot"), ("ucb-paper", "edict"),
          ("csb-paper", "openclaw"), ("csb-paper", "nanobot"), ("csb-paper", "hermes"), ("csb-paper", "genericagent")]

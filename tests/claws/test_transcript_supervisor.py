@@ -13,7 +13,7 @@ from clawmark.catalog import load_task
 from clawmark.results import Status
 from tests.claws.kit import EXPORT_EVENT_JSON, KIT_CLAWS, supervisor_transcript
 from tests.claws.test_conformance_closed_loop import _attempt, cassettes  # noqa: F401
-from tests.integration.closed_loop_support import FIXTURES, decision
+from tests.support.closed_loop_fixtures import FIXTURES, decision
 
 pytestmark = pytest.mark.docker
 WRITE = ("mkdir -p /tmp_workspace/results && printf '{\"total\": 790.0, \"top_region\": \"East\"}' > "

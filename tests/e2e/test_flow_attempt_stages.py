@@ -13,7 +13,7 @@ import pytest
 
 from clawmark.results import ResultStore
 from clawmark.settings import TASKS_CATALOG
-from tests.unit.gateway_fakes import FakeUpstream
+from tests.support.gateway_fakes import FakeUpstream
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -112,7 +112,7 @@ def test_infra_failures_are_retried_and_model_failures_are_not(docker_client, pr
 
 def test_a_retried_provision_does_not_run_pre_exec_again(docker_client, prefect_harness, tmp_path, monkeypatch):
     from flows.sweep import sweep
-    from tests.integration.closed_loop_support import FIXTURE_TASK, copied_task
+    from tests.support.closed_loop_fixtures import FIXTURE_TASK, copied_task
 
     monkeypatch.setenv("CLAWMARK_STAGE_BACKOFF_S", "0.5")
     folder, marks = copied_task(tmp_path), tmp_path / "pre_exec-runs.txt"

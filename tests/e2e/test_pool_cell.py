@@ -16,7 +16,7 @@ import pytest
 from clawmark.results import ResultStore
 from clawmark.sweeps import SweepSpec, plan_sweep
 from tests.e2e.test_pool_cap import coordinates
-from tests.faults.support import spec as fixture_spec
+from tests.support.fault_sweeps import spec as fixture_spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 REAL_SOCKET = "/var/run/docker.sock"

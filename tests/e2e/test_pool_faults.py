@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from clawmark.results import ResultStore
-from tests.e2e.prefect_server import PREFECT, PROJECT, api, client_env, run, running_server, worker
-from tests.faults.support import assert_kept, rows, spec
+from tests.support.prefect_server import PREFECT, PROJECT, api, client_env, run, running_server, worker
+from tests.support.fault_sweeps import assert_kept, rows, spec
 from tests.faults.test_disk_full import fill_when_first_row_lands, small_disk  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

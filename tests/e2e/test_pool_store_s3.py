@@ -15,7 +15,7 @@ import yaml
 
 from clawmark.results.location import open_store
 from clawmark.settings import TASKS_CATALOG
-from tests.s3_server import CREDENTIALS, s3_server
+from tests.support.s3_server import CREDENTIALS, s3_server
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -20,7 +20,7 @@ import yaml
 from clawmark.results import ResultStore
 from clawmark.results.lease import cell_lease_dir
 from clawmark.settings import TASKS_CATALOG
-from tests.e2e.prefect_server import PROJECT, PREFECT, api, client_env, run, running_server, worker
+from tests.support.prefect_server import PROJECT, PREFECT, api, client_env, run, running_server, worker
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 POOL, SWEEP = "pool-test", "pool"

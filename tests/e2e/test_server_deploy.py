@@ -15,7 +15,7 @@ from clawmark.gateway.scripted import create_scripted_app
 from clawmark.gateway.serving import BackgroundServer
 from clawmark.results import ResultStore
 from clawmark.settings import TASKS_CATALOG
-from tests.e2e.prefect_server import (
+from tests.support.prefect_server import (
     PROJECT, api, client_env, deploy_all, deployments, running_server, wait_flow_run, worker,
 )
 

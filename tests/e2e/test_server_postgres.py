@@ -14,7 +14,7 @@ import yaml
 
 from clawmark.results import ResultStore
 from clawmark.settings import TASKS_CATALOG
-from tests.e2e.prefect_server import client_env, run, running_server
+from tests.support.prefect_server import client_env, run, running_server
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 ADMIN_URL = os.environ.get("CLAWMARK_TEST_POSTGRES_URL", "postgresql+asyncpg://clawmark:clawmark@127.0.0.1:5432/postgres")

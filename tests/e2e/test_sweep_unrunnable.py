@@ -15,10 +15,11 @@ from typer.testing import CliRunner
 
 from clawmark.cli.main import app
 from clawmark.results import ResultStore
+from tests.support.paths import FIXTURES
 
 
 pytestmark = [pytest.mark.docker]
-TREE = Path(__file__).resolve().parents[1] / "fixtures" / "closed_loop_unrunnable"
+TREE = FIXTURES / "closed_loop_unrunnable"
 ABSENT_KEY = "CLAWMARK_FIXTURE_ABSENT_KEY"
 
 

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from clawmark.results import ResultStore
-from tests.faults.support import assert_kept, rows, set_limits, spec
+from tests.support.fault_sweeps import assert_kept, rows, set_limits, spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

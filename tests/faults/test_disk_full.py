@@ -14,7 +14,7 @@ import pytest
 
 from clawmark.results import ResultStore
 from clawmark.results.errors import ResultsDiskFull
-from tests.faults.support import assert_kept, rows, set_limits, spec
+from tests.support.fault_sweeps import assert_kept, rows, set_limits, spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

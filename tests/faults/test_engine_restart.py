@@ -16,7 +16,7 @@ import yaml
 
 from clawmark.results import ResultStore
 from tests.faults.private_engine import PrivateEngine, image_chain
-from tests.faults.support import INSTANCE, assert_kept, rows, set_limits, spec
+from tests.support.fault_sweeps import INSTANCE, assert_kept, rows, set_limits, spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -11,7 +11,7 @@ from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.ledger import read_ledger
 from clawmark.gateway.prices import Price
 from clawmark.gateway.server import GatewayConfig, GatewayServer
-from tests.faults.fake_upstream import FakeUpstream, UpstreamThread
+from tests.support.fake_upstream import FakeUpstream, UpstreamThread
 
 PRICE = Price(input=1.0, output=2.0)
 

@@ -17,7 +17,7 @@ import yaml
 
 from clawmark.settings import PROJECT_ROOT, TASKS_CATALOG
 from tests.faults.private_engine import PrivateEngine, environ_for, image_chain
-from tests.faults.support import INSTANCE, rows, set_limits, spec
+from tests.support.fault_sweeps import INSTANCE, rows, set_limits, spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -29,7 +29,7 @@ def fresh_engine(docker_client, tmp_path_factory):
     """A private engine with the demo's images (and the demo instance's) and nothing else."""
     from clawmark.catalog import find_instances
     from clawmark.cli.doctor import DEMO_IMAGES
-    from clawmark.runtime import firewall
+    from clawmark.runtime import host_firewall
     from clawmark.runtime.images import ensure_image
     from clawmark.swe.instance_image import instance_image
 
@@ -46,17 +46,17 @@ def fresh_engine(docker_client, tmp_path_factory):
         yield engine
     finally:
         engine.close()
-        firewall.reap_stale_chains()  # the chains of its bridges, gone with its networks
+        host_firewall.reap_stale_chains()  # the chains of its bridges, gone with its networks
 
 
 @pytest.fixture
 def on_fresh_engine(fresh_engine, monkeypatch):
     """This test's clawmark talks to the private engine, wiped back to its loaded images."""
-    from clawmark.runtime import firewall, registry_proxy
+    from clawmark.runtime import host_firewall, registry_proxy
     from clawmark.runtime.engine import shared_client
 
     _wipe(fresh_engine)
-    firewall.reap_stale_chains()
+    host_firewall.reap_stale_chains()
     monkeypatch.setenv("DOCKER_HOST", fresh_engine.host)
     monkeypatch.setenv("CLAWMARK_HOST_FIREWALL", "off")  # in this process; the race's workers guard for real
     monkeypatch.setattr(registry_proxy, "_started", None)  # a proxy of this process serves an earlier network
@@ -93,7 +93,7 @@ def _input_jumps(bridge: str) -> list[str]:
 
 def test_eight_threads_in_two_processes_make_each_piece_of_shared_state_once(on_fresh_engine, tmp_path):
     from clawmark.claws.nanobot import IMAGE_NAME
-    from clawmark.runtime import firewall
+    from clawmark.runtime import host_firewall
     from clawmark.runtime.engine import shared_client
     from clawmark.runtime.images import image_ref
     from clawmark.runtime.network import bridge_name
@@ -128,8 +128,8 @@ def test_eight_threads_in_two_processes_make_each_piece_of_shared_state_once(on_
     client = shared_client()
     for name in NETWORKS:
         bridge = bridge_name(client.networks.get(name))
-        assert _input_jumps(bridge) == [f"-A INPUT -i {bridge} -j {firewall.chain_name(bridge)}"]
-        chain = subprocess.run(["iptables", "-S", firewall.chain_name(bridge)], capture_output=True, text=True,
+        assert _input_jumps(bridge) == [f"-A INPUT -i {bridge} -j {host_firewall.chain_name(bridge)}"]
+        chain = subprocess.run(["iptables", "-S", host_firewall.chain_name(bridge)], capture_output=True, text=True,
                                check=True).stdout.splitlines()
         assert len([line for line in chain if line.startswith("-A ")]) == 4, chain
     # One claw volume, seeded by one container; one build of the on-demand image.

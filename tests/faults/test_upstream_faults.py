@@ -12,8 +12,8 @@ import yaml
 
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import ResultStore
-from tests.faults.fake_upstream import FakeUpstream, UpstreamThread
-from tests.faults.support import assert_kept, rows, set_limits, spec
+from tests.support.fake_upstream import FakeUpstream, UpstreamThread
+from tests.support.fault_sweeps import assert_kept, rows, set_limits, spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -11,10 +11,10 @@ import threading
 
 import pytest
 
-import clawmark.swe.patch as swe_patch
+import clawmark.swe.patch_extract as swe_patch
 from clawmark.claws import Budgets
 from clawmark.gateway.ledger import read_ledger
-from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
+from tests.support.attempt_fixtures import INI, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from clawmark.attempts.patch import PatchAttemptConfig
-from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401 - fixtures
+from tests.support.attempt_fixtures import INI, attempt, gateway, store  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.docker
 MODEL = f"scripted/ref-whoami-{INI}"

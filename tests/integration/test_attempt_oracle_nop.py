@@ -9,7 +9,7 @@ import json
 import pytest
 
 from clawmark.results import Status
-from tests.integration.attempt_support import INSTANCES, attempt, gateway, store  # noqa: F401
+from tests.support.attempt_fixtures import INSTANCES, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 

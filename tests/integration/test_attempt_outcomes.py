@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from clawmark.claws import Budgets
 from clawmark.results import ErrorKind, Status
-from tests.integration.attempt_support import INI, INSTANCES, attempt, gateway, store  # noqa: F401
+from tests.support.attempt_fixtures import INI, INSTANCES, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 

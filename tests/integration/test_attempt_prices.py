@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from clawmark.gateway.prices import Price
-from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
-from tests.unit.gateway_fakes import FakeUpstream
+from tests.support.attempt_fixtures import INI, attempt, gateway, store  # noqa: F401
+from tests.support.gateway_fakes import FakeUpstream
 
 pytestmark = pytest.mark.docker
 

@@ -1,6 +1,6 @@
 """`clawmark audit` means it, on real runs: a sweep of correct runs of seven real UniClawBench
 sample tasks (five capabilities, both languages; reference claw, real containers and gateway,
-scripted models — see audit_sample_runs.py) audits clean although every upstream rubric names
+scripted models — see tests/support/audit_sample_runs.py) audits clean although every upstream rubric names
 its public task id and every transcript states the run's own correct answers; a rubric line
 planted in a follow-up and in a tool's output, a key planted in a log and a base64-encoded key
 are each found, and nothing else; without the task tree the audit is an error, never "clean"."""
@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from clawmark.cli.main import app
 from clawmark.results import ResultStore
 from clawmark.settings import TASKS_CATALOG
-from tests.integration.audit_sample_runs import SAMPLE, TWO_TURNS, write_cassettes
-from tests.integration.closed_loop_support import UPSTREAM, attempt, gateway, upstream_task  # noqa: F401
+from tests.support.audit_sample_runs import SAMPLE, TWO_TURNS, write_cassettes
+from tests.support.closed_loop_fixtures import UPSTREAM, attempt, gateway, upstream_task  # noqa: F401
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 SWEEP = "sample-audit"

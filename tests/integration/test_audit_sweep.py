@@ -145,7 +145,7 @@ def test_the_same_sweep_in_an_s3_store_audits_alike(swept, tmp_path):
     it through the store's filesystem, with nothing staged locally, and flags the same files."""
     import pyarrow.fs as pafs
 
-    from tests.s3_server import CREDENTIALS, s3_server
+    from tests.support.s3_server import CREDENTIALS, s3_server
 
     results, tasks, _ = swept
     copy = tmp_path / "results"

@@ -16,8 +16,8 @@ from PIL import Image
 from clawmark.catalog import load_task
 from clawmark.results import Status
 from clawmark.taskenv.headed import BROWSER_RECIPE, task_recipe
-from tests.integration.closed_loop_support import attempt, cassettes, cycle_file, decision, gateway, store  # noqa: F401
-from tests.integration.taskenv_support import EVAL_RULE
+from tests.support.closed_loop_fixtures import attempt, cassettes, cycle_file, decision, gateway, store  # noqa: F401
+from tests.support.taskenv_fixtures import EVAL_RULE
 
 pytestmark = pytest.mark.docker
 TASK_ID, CATEGORY = "task_102_98_newsletter_form", "102_exploration"

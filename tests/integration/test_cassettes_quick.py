@@ -13,7 +13,7 @@ import yaml
 
 from clawmark.results import Status
 from clawmark.settings import TASKS_CATALOG
-from tests.integration.attempt_support import INSTANCES, attempt, gateway, store  # noqa: F401
+from tests.support.attempt_fixtures import INSTANCES, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 CASSETTES = TASKS_CATALOG / "cassettes"

@@ -3,7 +3,7 @@ the agents of a fixture checkout (tests/fixtures/edict-checkout) and the scripte
 (tests/fixtures/cassettes/edict-court-zh_201_invoice_sum.yaml): the whole chain front desk →
 secretariat → chancellery → department of state affairs → the ministry its ``flow`` named → the
 front desk's report, dispatched from the kanban by upstream's rules, every agent's calls in one
-ledger. The orchestrator's other paths (idle, timeout, Blocked...) are tests/unit/test_claws_edict_court.py's."""
+ledger. The orchestrator's other paths (idle, timeout, Blocked...) are tests/unit/claws/test_claws_edict_court.py's."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from clawmark.claws import get_claw
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (FIXTURES, attempt, bundled_task, cassettes, decision,  # noqa: F401
+from tests.support.closed_loop_fixtures import (FIXTURES, attempt, bundled_task, cassettes, decision,  # noqa: F401
                                                     gateway, store)
 
 pytestmark = pytest.mark.docker

@@ -14,8 +14,8 @@ from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.ledger import read_ledger
 from clawmark.gateway.server import GatewayConfig, GatewayServer
 from clawmark.results import ErrorKind, Status
-from tests.integration.attempt_support import INI, attempt, store  # noqa: F401
-from tests.unit.gateway_fakes import FakeUpstream
+from tests.support.attempt_fixtures import INI, attempt, store  # noqa: F401
+from tests.support.gateway_fakes import FakeUpstream
 
 pytestmark = pytest.mark.docker
 

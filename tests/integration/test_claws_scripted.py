@@ -11,7 +11,7 @@ import pytest
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
 from clawmark.settings import TASKS_CATALOG
-from tests.integration.attempt_support import (  # noqa: F401
+from tests.support.attempt_fixtures import (  # noqa: F401
     INI,
     INI_FIX_MESSAGE,
     INI_FIX_SHA,

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from clawmark.results import ErrorKind, Status
-from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
+from tests.support.attempt_fixtures import INI, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 

@@ -5,16 +5,16 @@ a graded patch attempt through the gateway, with ZeroClaw-style usage records cr
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
-from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
+from tests.support.attempt_fixtures import INI, attempt, gateway, store  # noqa: F401
+from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.docker
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "zeroclaw"
+FIXTURES = FIXTURES / "zeroclaw"
 STANDIN = {"host_dir": str(FIXTURES), "command": ["python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp"],
            "standin": True}
 

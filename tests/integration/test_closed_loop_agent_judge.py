@@ -22,7 +22,7 @@ import yaml
 from clawmark.catalog import load_task
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt,
     cassettes,
     copied_task,

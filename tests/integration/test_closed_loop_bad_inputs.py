@@ -14,7 +14,7 @@ import yaml
 
 from clawmark.catalog import load_task
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     FIXTURE_EXECUTOR,
     FIXTURE_TASK,
     attempt,

@@ -10,7 +10,7 @@ import pytest
 
 from clawmark.catalog import load_task
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt,
     cassettes,
     copied_task,
@@ -75,7 +75,7 @@ def test_judging_time_is_not_executor_time(tmp_path, store, gateway, cassettes):
 
 
 def test_snapshot_mode_runs_the_offline_text_on_offline_sources(store, gateway, cassettes):  # noqa: F811
-    from tests.integration.closed_loop_support import bundled_task, cycle_file
+    from tests.support.closed_loop_fixtures import bundled_task, cycle_file
 
     task = bundled_task("en_105_ticket_sync")
     executor = cassettes("exec-snap", [

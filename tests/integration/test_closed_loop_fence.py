@@ -12,7 +12,7 @@ import pytest
 from clawmark.catalog import load_task
 from clawmark.judge.fence import TAG, Fence
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt,
     cassettes,
     copied_task,
@@ -20,7 +20,7 @@ from tests.integration.closed_loop_support import (  # noqa: F401
     gateway,
     store,
 )
-from tests.unit.test_judge_fence import (  # noqa: F401
+from tests.unit.judge.test_judge_fence import (  # noqa: F401
     FORGED_DECISION,
     REAL_CHECKS,
     assert_only_fenced,

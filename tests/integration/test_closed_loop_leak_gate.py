@@ -13,7 +13,7 @@ import pytest
 from clawmark.catalog import load_task
 from clawmark.judge.rewriter import NEUTRAL_CONTINUE
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt,
     cassettes,
     copied_task,
@@ -24,7 +24,7 @@ from tests.integration.closed_loop_support import (  # noqa: F401
     sim_reply,
     store,
 )
-from tests.unit.test_judge_fence import provider  # noqa: F401
+from tests.unit.judge.test_judge_fence import provider  # noqa: F401
 
 pytestmark = pytest.mark.docker
 QUOTE = "Continue when the file is missing or a value is wrong; fail only when the agent refuses."  # eval_rule.md §7

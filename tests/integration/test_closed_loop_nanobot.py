@@ -14,7 +14,7 @@ from analysis.judge_cost import judge_usage
 from clawmark.catalog import load_task
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status, to_frame, to_table
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     FIXTURES,
     attempt,
     cassettes,

@@ -16,7 +16,7 @@ import pytest
 
 from clawmark.catalog import load_task
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt,
     cassettes,
     copied_task,

@@ -27,7 +27,7 @@ import pytest
 from typer.testing import CliRunner
 
 from clawmark.cli.main import app
-from tests.integration.closed_loop_support import BUNDLED
+from tests.support.closed_loop_fixtures import BUNDLED
 
 pytestmark = pytest.mark.docker
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt,
     cassettes,
     cycle_file,

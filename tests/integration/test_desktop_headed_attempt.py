@@ -13,10 +13,10 @@ from PIL import Image
 
 from clawmark.catalog.package import load_task
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt, cassettes, cycle_file, gateway, store, tool_outputs)
-from tests.integration.desktop_support import desktop_image  # noqa: F401 - fixture
-from tests.integration.taskenv_support import make_package
+from tests.support.desktop_fixtures import desktop_image  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import make_package
 
 pytestmark = pytest.mark.docker
 PASS = {"verdict": "pass", "attempt_state": "complete_and_passed", "recoverable": False, "score": 1.0,

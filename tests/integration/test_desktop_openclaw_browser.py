@@ -12,9 +12,9 @@ import pytest
 
 from clawmark.catalog.package import load_task
 from clawmark.results import Status
-from tests.integration.closed_loop_support import attempt, cassettes, gateway, store  # noqa: F401
-from tests.integration.desktop_support import desktop_image  # noqa: F401 - fixture
-from tests.integration.taskenv_support import make_package
+from tests.support.closed_loop_fixtures import attempt, cassettes, gateway, store  # noqa: F401
+from tests.support.desktop_fixtures import desktop_image  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import make_package
 
 pytestmark = pytest.mark.docker
 PAGE = "<html><head><title>Quarter report</title></head><body><p>Q3 revenue: 4217 units</p></body></html>\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clawmark.taskenv.desktop import VIDEO_PATH, start_desktop, start_recording, stop_recording
-from tests.integration.desktop_support import desktop_image, headed_env  # noqa: F401 - fixture
+from tests.support.desktop_fixtures import desktop_image, headed_env  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.docker
 PROBE = f"ffprobe -v error -select_streams v:0 -show_entries stream=codec_name,width,height -of csv=p=0 {VIDEO_PATH}"

@@ -10,7 +10,7 @@ from PIL import Image
 
 from clawmark.claws.browser_tool import BrowserToolBox
 from clawmark.claws.tools import ToolConfig
-from tests.integration.desktop_support import BASE_SKILLS, desktop_image, headed_env  # noqa: F401 - fixture
+from tests.support.desktop_fixtures import BASE_SKILLS, desktop_image, headed_env  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.docker
 

@@ -11,8 +11,8 @@ from clawmark.catalog.package import load_task
 from clawmark.taskenv import TaskEnv, TaskEnvConfig
 from clawmark.taskenv.config import A11Y_ENV
 from clawmark.taskenv.headed import HeadedRun
-from tests.integration.desktop_support import desktop_image  # noqa: F401 - fixture
-from tests.integration.taskenv_support import EVAL_RULE, as_executor
+from tests.support.desktop_fixtures import desktop_image  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import EVAL_RULE, as_executor
 from tests.integration.test_taskenv_upstream_parity import TASK_ID, make_upstream_package
 
 pytestmark = pytest.mark.docker

@@ -14,7 +14,7 @@ from clawmark.gateway.ledger import read_ledger
 from clawmark.runtime.images import ensure_image
 from clawmark.runtime.network import gateway_network
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-from tests.integration.attempt_support import INI, attempt, store  # noqa: F401
+from tests.support.attempt_fixtures import INI, attempt, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 
@@ -33,7 +33,7 @@ except urllib.error.HTTPError as err:
 
 @pytest.fixture
 def pipeline_gateway(docker_client, tmp_path):
-    from clawmark.sweeps.gateway import sweep_gateway
+    from clawmark.sweeps.shared_gateway import sweep_gateway
 
     with sweep_gateway(tmp_path / "ledgers") as gateway:
         yield gateway

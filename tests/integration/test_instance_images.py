@@ -14,7 +14,6 @@ import subprocess
 import tarfile
 import time
 import uuid
-from pathlib import Path
 
 import httpx
 import pytest
@@ -23,10 +22,11 @@ from clawmark.catalog import SweInstance
 from clawmark.runtime.image_cache import ImageCacheConfig, ImagePullFailed, prune_lru, record_use
 from clawmark.swe.errors import InstanceImageMissing
 from clawmark.swe.instance_image import instance_image
-from clawmark.sweeps.preflight import DiskLow, DiskPreflightConfig, disk_preflight
+from clawmark.sweeps.cell_preflight import DiskLow, DiskPreflightConfig, disk_preflight
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.docker
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = REPO
 
 
 def _free_port() -> int:

@@ -11,7 +11,7 @@ import pytest
 from clawmark.judge.checks import check_image, run_checks
 from clawmark.runtime.images import ensure_image
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-from tests.unit.judge_support import write_results, write_task
+from tests.support.judge_tasks import write_results, write_task
 
 pytestmark = pytest.mark.docker
 

@@ -16,8 +16,8 @@ from clawmark.runtime.network import GATEWAY_HOSTNAME, gateway_network, open_net
 from clawmark.runtime.privileges import LEAST_CAPS, NO_NEW_PRIVILEGES
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 
-from tests.integration.taskenv_support import as_executor, as_root, make_package, task_env
-from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import as_executor, as_root, make_package, task_env
+from tests.support.taskenv_fixtures import workstation  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.docker
 
@@ -165,17 +165,17 @@ def _http_code_from_host(ip: str, port: int) -> int:
 def test_the_janitor_reaps_the_firewall_chain_of_a_removed_bridge(docker_client):
     import subprocess
 
-    from clawmark.runtime import firewall, janitor
+    from clawmark.runtime import host_firewall, janitor
     from clawmark.runtime.network import NO_ICC, bridge_name
 
     network = docker_client.networks.create("clawmark-test-reap", driver="bridge", internal=True, options=NO_ICC,
                                             labels={"clawmark.test": "privilege"})
-    chain = firewall.chain_name(bridge_name(network))
+    chain = host_firewall.chain_name(bridge_name(network))
     try:
-        firewall.guard_bridge(bridge_name(network), gateway_network()[1])
+        host_firewall.guard_bridge(bridge_name(network), gateway_network()[1])
         assert chain in subprocess.run(["iptables", "-S", "INPUT"], capture_output=True, text=True).stdout
     finally:
         network.remove()
     janitor.reap(label_selector="clawmark.test=privilege-none")
     assert chain not in subprocess.run(["iptables", "-S"], capture_output=True, text=True).stdout
-    assert chain not in firewall.reap_stale_chains()  # already gone: nothing left to remove
+    assert chain not in host_firewall.reap_stale_chains()  # already gone: nothing left to remove

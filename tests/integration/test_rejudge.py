@@ -18,7 +18,7 @@ from clawmark.catalog import load_task
 from clawmark.cli.main import app
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     FIXTURES,
     cassettes,
     decision,

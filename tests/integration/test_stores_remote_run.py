@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from clawmark.results.location import open_store
-from tests.integration.attempt_support import INI
-from tests.s3_server import CREDENTIALS, s3_server
+from tests.support.attempt_fixtures import INI
+from tests.support.s3_server import CREDENTIALS, s3_server
 
 pytestmark = pytest.mark.docker
 

@@ -25,7 +25,7 @@ from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps.plan import RERUNNABLE_ERROR_KINDS
 from clawmark.swe.evaluate import EvalConfig, evaluate_prediction
 from clawmark.swe.summary_status import SummaryStatus, summary_status
-from tests.integration.attempt_support import INI, attempt, gateway, store  # noqa: F401
+from tests.support.attempt_fixtures import INI, attempt, gateway, store  # noqa: F401
 
 pytestmark = pytest.mark.docker
 GO = next(i for i in load_instances(TASKS_CATALOG / "swe" / "instances.jsonl") if i.instance_id.endswith("envfile-go-1"))

@@ -12,7 +12,7 @@ from clawmark.catalog import load_instances
 from clawmark.settings import TASKS_CATALOG
 from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig, fix_commits
 from clawmark.swe.errors import HistoryLeak
-from clawmark.swe.patch import extract_patch
+from clawmark.swe.patch_extract import extract_patch
 from clawmark.swe.patch_clean import split_sections
 
 pytestmark = pytest.mark.docker

@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig, open_closed_loop_attempt
 from clawmark.audit import audit_sweep
 from clawmark.catalog import load_task
-from clawmark.catalog.credentials import user_credentials
+from clawmark.catalog.task_credentials import user_credentials
 from clawmark.cli.main import app
 from clawmark.results import Status
-from clawmark.sweeps.preflight import refuse_unrunnable
-from tests.integration.closed_loop_support import (  # noqa: F401
+from clawmark.sweeps.cell_preflight import refuse_unrunnable
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt,
     cassettes,
     copied_task,

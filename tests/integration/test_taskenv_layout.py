@@ -10,8 +10,8 @@ import pytest
 from clawmark.catalog.package import load_task
 from clawmark.taskenv import TaskEnv, TaskEnvConfig
 
-from tests.integration.taskenv_support import CLOSED_LOOP, as_executor, as_root, make_package, task_env
-from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import CLOSED_LOOP, as_executor, as_root, make_package, task_env
+from tests.support.taskenv_fixtures import workstation  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.docker
 

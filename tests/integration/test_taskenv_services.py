@@ -7,8 +7,8 @@ import pytest
 
 from clawmark.taskenv import ServiceFailed
 
-from tests.integration.taskenv_support import as_executor, make_package, task_env
-from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import as_executor, make_package, task_env
+from tests.support.taskenv_fixtures import workstation  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.docker
 

@@ -17,8 +17,8 @@ from clawmark.runtime.privileges import LEAST_CAPS
 from clawmark.taskenv import TaskEnv, TaskEnvConfig
 from clawmark.taskenv.config import UPSTREAM_BASE_SKILLS
 
-from tests.integration.taskenv_support import EVAL_RULE, as_executor
-from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import EVAL_RULE, as_executor
+from tests.support.taskenv_fixtures import workstation  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.docker
 TASK_ID, CATEGORY = "task_101_99_parity_probe", "101_skill_usage"

@@ -11,10 +11,10 @@ import pytest
 
 from clawmark.catalog.package import load_task
 from clawmark.webproxy import WebProxyConfig
-from tests.integration.closed_loop_support import (  # noqa: F401
+from tests.support.closed_loop_fixtures import (  # noqa: F401
     attempt, cassettes, cycle_json, gateway, store, tool_outputs)
-from tests.integration.taskenv_support import make_package
-from tests.integration.webproxy_support import live_site, mitmdump  # noqa: F401 - fixtures
+from tests.support.taskenv_fixtures import make_package
+from tests.support.webproxy_fixtures import live_site, mitmdump  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.docker
 FAIL = json.dumps({"verdict": "fail", "attempt_state": "terminal_failure", "recoverable": False, "score": 0.0,

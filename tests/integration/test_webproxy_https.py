@@ -9,9 +9,9 @@ import pytest
 from clawmark.catalog.package import load_task
 from clawmark.taskenv import TaskEnvConfig
 from clawmark.webproxy import WebProxyConfig, web_task_env
-from tests.integration.desktop_support import desktop_image  # noqa: F401 - fixture
-from tests.integration.taskenv_support import make_package
-from tests.integration.webproxy_support import live_site, mitmdump, self_signed  # noqa: F401 - fixtures
+from tests.support.desktop_fixtures import desktop_image  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import make_package
+from tests.support.webproxy_fixtures import live_site, mitmdump, self_signed  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.docker
 
@@ -41,7 +41,7 @@ def _clients(url: str) -> list[str]:
 
 
 def _attempt(task, image, tmp_path, web, name, commands):
-    from tests.integration.desktop_support import BASE_SKILLS
+    from tests.support.desktop_fixtures import BASE_SKILLS
 
     config = TaskEnvConfig(image=image, network_policy="none", labels={"clawmark.test": "webproxy"})
     with web_task_env(task, config, tmp_path / name / "logs", web, tmp_path / name / "web") as (_, sandbox, proxy):

@@ -12,10 +12,10 @@ import pytest
 
 from clawmark.catalog.package import load_task
 from clawmark.webproxy import archive_digest
-from tests.integration.taskenv_support import make_package
-from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
+from tests.support.taskenv_fixtures import make_package
+from tests.support.taskenv_fixtures import workstation  # noqa: F401 - fixture
 from tests.integration.test_webproxy_replay import _attempt, _web
-from tests.integration.webproxy_support import live_site, mitmdump  # noqa: F401 - fixtures
+from tests.support.webproxy_fixtures import live_site, mitmdump  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.docker
 

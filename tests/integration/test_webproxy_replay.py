@@ -10,9 +10,9 @@ import pytest
 from clawmark.catalog.package import load_task
 from clawmark.taskenv import TaskEnvConfig
 from clawmark.webproxy import BlockRule, WebProxyConfig, web_task_env, web_task_hash
-from tests.integration.taskenv_support import make_package
-from tests.integration.taskenv_support import workstation  # noqa: F401 - fixture
-from tests.integration.webproxy_support import live_site, mitmdump  # noqa: F401 - fixtures
+from tests.support.taskenv_fixtures import make_package
+from tests.support.taskenv_fixtures import workstation  # noqa: F401 - fixture
+from tests.support.webproxy_fixtures import live_site, mitmdump  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.docker
 

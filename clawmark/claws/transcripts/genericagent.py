@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from clawmark.claws.transcripts.files import read_text
+from clawmark.claws.transcripts.session_files import read_text
 from clawmark.results.transcript import ToolCall, TranscriptMessage
 
 ROUND_END = "[ROUND END]"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from clawmark.claws.transcripts.files import json_lines, load_json, read_text
+from clawmark.claws.transcripts.session_files import json_lines, load_json, read_text
 from clawmark.results.transcript import TranscriptMessage, from_openai
 
 MAX_FALLBACK_CHARS = 200_000

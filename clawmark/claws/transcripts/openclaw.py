@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from clawmark.claws.transcripts.files import json_lines
+from clawmark.claws.transcripts.session_files import json_lines
 from clawmark.results.transcript import ToolCall, TranscriptMessage, arguments_text, content_text
 
 BUNDLE_PREFIX = "openclaw-trajectory-"
