@@ -26,6 +26,12 @@ SLOW_FIRST = ("tests/faults/", "tests/claws/", "tests/e2e/", "tests/integration/
 # them in turn, as their own part did before the pool.
 ONE_AT_A_TIME = "tests/faults/"
 SLOW_CLAWS = ("edict", "openclaw")  # Node claws: an OpenClaw turn is ~20 s of CPU, an EDICT turn four of them
+# Four Node claws at once on 2 cores thrashed: OpenClaw's own lane timers expired and its turns
+# stretched 5x (a one-turn patch case took 295 s, the court 1,573 s, at load 20). The Node claw cases
+# share two lanes, each run in turn by one worker, so at most two run at once and the other
+# workers take the light tests beside them. Weights: what a case costs in OpenClaw starts.
+NODE_LANES = 2
+NODE_WEIGHTS = (("test_claws_edict", 12), ("edict", 4), ("openclaw", 1))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -41,6 +47,7 @@ def pytest_collection_modifyitems(config, items):
         elif "module" in scopes:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
             grouped.add(item.nodeid)
+    _share_node_lanes([item for item in items if item.nodeid not in grouped], grouped)
 
     def rank(item) -> tuple[bool, int]:
         # A grouped module moves whole (split, its set-up would run again): by its file name alone.
@@ -48,6 +55,20 @@ def pytest_collection_modifyitems(config, items):
         place = next((i for i, prefix in enumerate(SLOW_FIRST) if item.nodeid.startswith(prefix)), len(SLOW_FIRST))
         return not any(name in named for name in SLOW_CLAWS), place
     items.sort(key=rank)
+
+
+def _node_weight(nodeid: str) -> int:
+    return next((weight for name, weight in NODE_WEIGHTS if name in nodeid), 0)
+
+
+def _share_node_lanes(items, grouped: set[str]) -> None:
+    """The Node claw cases into NODE_LANES groups of about equal weight, heaviest first."""
+    lanes = [0] * NODE_LANES
+    for item in sorted((i for i in items if _node_weight(i.nodeid)), key=lambda i: -_node_weight(i.nodeid)):
+        lane = lanes.index(min(lanes))
+        lanes[lane] += _node_weight(item.nodeid)
+        item.add_marker(pytest.mark.xdist_group(f"node-claws-{lane + 1}"))
+        grouped.add(item.nodeid)
 
 
 @pytest.fixture(scope="session")
