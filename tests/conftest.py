@@ -7,6 +7,7 @@ import os
 import tempfile
 
 import pytest
+from _pytest.nodeid import NodeId  # pytest 9's id type: the group shim below writes one
 
 # Hermetic, quiet and offline before anything imports litellm or prefect.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -34,6 +35,7 @@ NODE_LANES = 2
 NODE_WEIGHTS = (("test_claws_edict", 12), ("edict", 4), ("openclaw", 1))
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
     """Keep each module whose fixtures are module-scoped (a private engine, a Prefect pool, a
     swept store) on one pool worker, so its set-up runs once; order the rest slowest first."""
@@ -55,6 +57,23 @@ def pytest_collection_modifyitems(config, items):
         place = next((i for i, prefix in enumerate(SLOW_FIRST) if item.nodeid.startswith(prefix)), len(SLOW_FIRST))
         return not any(name in named for name in SLOW_CLAWS), place
     items.sort(key=rank)
+
+
+class XdistGroupIds:
+    """pytest-xdist 3.8 names a test's group by appending it to `Item._nodeid`, which pytest 9 no
+    longer reads (`nodeid` is built from `Item._id`): without this the controller never saw a
+    group, and grouped tests (the fault tests too) ran on any worker side by side."""
+
+    @pytest.hookimpl(trylast=True)  # after xdist's own hook has written the suffix
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            legacy = getattr(item, "_nodeid", None)
+            if isinstance(legacy, str) and "@" in legacy and legacy != item.nodeid:
+                item._id = NodeId.parse(legacy)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(XdistGroupIds(), "clawmark-xdist-group-ids")
 
 
 def _node_weight(nodeid: str) -> int:
