@@ -14,6 +14,7 @@ from clawmark.cli.main import app
 from clawmark.results import ResultStore, Status
 from tests.support.claws_host import INI, instance
 from tests.support.paths import REPO
+from tests.unit.attempts.test_attempt_errors import NotAGateway  # provision fails before any container
 from tests.unit.catalog.test_catalog_content import POINTER
 from tests.unit.catalog.test_catalog_tasks import make_task
 
@@ -80,10 +81,6 @@ def test_a_refused_closed_loop_run_from_the_cli_enters_the_walk_in_its_order(mod
         ("closed_loop_finish", "record"), ("base", "AttemptState.commit"), ("store", "ResultStore.write")]
     order = _walk_order(module_walk, traced, "closed-loop")
     assert order == sorted(order) and module_walk.revisits(traced) == []
-
-
-class NotAGateway:
-    """A gateway with none of the gateway's methods: provision fails before any container."""
 
 
 def test_a_patch_attempt_failing_at_provision_enters_the_walk_in_its_order(module_walk, tmp_path):
