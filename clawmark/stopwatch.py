@@ -14,7 +14,11 @@ class Stopwatch:
         self.laps: dict[str, float] = {}
 
     def elapsed(self) -> float:
-        return round(time.monotonic() - self.start, 3)
+        return round(self.seconds(), 3)
+
+    def seconds(self) -> float:
+        """Unrounded: for durations added up or compared to a deadline, where a rounding per part would drift."""
+        return time.monotonic() - self.start
 
     def lap(self, name: str) -> float:
         """Record under `name` the seconds since the previous lap (or the start)."""

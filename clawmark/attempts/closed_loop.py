@@ -9,9 +9,9 @@ stop order ─► firewall ─► simulator ─► rewriter ─► leak audit �
 Budgets: each executor turn gets the task's ``timeout_seconds``; all executor turns together get
 ``max_total_seconds`` (supervisor, simulator, checks and set-up are not counted).
 
-Each step is a stage over the attempt's state (clawmark/attempts/closed_loop_stages.py and
-closed_loop_cycle.py); this function runs them directly, the sweep flow runs each as a Prefect
-task (flows/attempt.py).
+Each step is a stage over the attempt's state (clawmark/attempts/closed_loop_stages.py,
+closed_loop_cycle.py, closed_loop_finish.py); this function runs them directly, the sweep flow
+runs each as a Prefect task (flows/attempt.py).
 """
 
 from __future__ import annotations

@@ -65,3 +65,10 @@ class ClosedLoopAttemptConfig(AttemptConfig):
     def protocol_dump(self) -> dict[str, object]:
         """The config as saved with every result (config.json)."""
         return self.model_dump(mode="json", exclude=self.later_fields_at_default())
+
+
+def role_caps(config: ClosedLoopAttemptConfig) -> dict[str, float]:
+    """Each role's own cost cap: the executor's (`budgets.cost_usd`) is its alone, each judge
+    role has `judge_budget_usd`, so an executor that spends its cap still has its turn judged."""
+    judge = config.judge_budget_usd
+    return {"executor": config.budgets.cost_usd, "supervisor": judge, "user_simulator": judge}

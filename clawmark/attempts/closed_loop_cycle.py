@@ -11,7 +11,6 @@ ends the attempt through the stop order and marks its stage failed (AttemptStopp
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from clawmark.judge.outcome import error_status, turn_error_status
 from clawmark.results.outcome import ClosedLoopOutcome
 from clawmark.results.status import Status
 from clawmark.runtime.sandbox import Sandbox
+from clawmark.stopwatch import Stopwatch
 
 
 def executor_turn(s: ClosedLoopAttempt) -> None:
@@ -114,12 +114,12 @@ def _stop(s: ClosedLoopAttempt, record: CycleRecord) -> None:
 def _run_turn(s: ClosedLoopAttempt, turn: int, limit: float, folder: Path) -> TurnResult:
     claw, ctx = s.claw, s.ctx
     ctx.budgets = s.config.budgets.model_copy(update={"seconds": max(0.0, limit)})
-    began = time.monotonic()
+    watch = Stopwatch()
     with s.clock.phase("executor"):
         result = run_with_deadline(lambda: claw.send_task(ctx, s.message, turn),
                                    max(0.0, limit) + s.config.deadline_grace_s, stop=executor_stopper(claw, ctx),
                                    grace_s=s.config.stop_grace_s, watchdog=turn_watchdog(claw, ctx))
-    s.executor_s += time.monotonic() - began
+    s.executor_s += watch.seconds()
     (folder / "turn.json").write_text(result.model_dump_json(indent=2))
     claw.backup_session(ctx, folder / "transcript")
     return result

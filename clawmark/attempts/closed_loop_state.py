@@ -1,5 +1,5 @@
 """What one closed-loop attempt holds while its stages run (clawmark/attempts/closed_loop_stages.py
-for the environment, closed_loop_cycle.py for the turns): the shared attempt state, the task and
+for the environment, closed_loop_cycle.py for the turns, closed_loop_finish.py for the end): the shared attempt state, the task and
 its role models, the task environment, the live-environment steps already run, the gateway tokens
 of every role, and the cycles judged so far."""
 
@@ -66,6 +66,14 @@ class ClosedLoopAttempt(AttemptState[ClosedLoopAttemptConfig, ClosedLoopOutcome]
     @property
     def threshold(self) -> float:
         return float(self.task.spec.success_threshold)
+
+    def start_container(self) -> None:
+        self.ctx.sandbox = self.env.start()
+        self.container_up, self.image_id = True, self.ctx.sandbox.image_id
+
+    def stop_container(self) -> None:
+        self.container_up = False
+        self.env.stop()  # the package copy stays: a retried inject starts a fresh container from it
 
     def live_step(self, key: str, action: Callable[[], object]) -> None:
         """Run a live-environment step once per attempt for these inputs (`key`)."""

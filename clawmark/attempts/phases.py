@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -10,23 +9,28 @@ from contextlib import contextmanager
 from clawmark.attempts.seams import AttemptStore
 from clawmark.results import AttemptLayout, AttemptRow, PhaseTimes
 from clawmark.runtime.owner import open_scope
+from clawmark.stopwatch import Stopwatch
 
 
 class PhaseClock:
     def __init__(self) -> None:
-        self.start = time.monotonic()
+        self.watch = Stopwatch()
         self.seconds: dict[str, float] = {}
+
+    @property
+    def start(self) -> float:
+        return self.watch.start
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
-        began = time.monotonic()
+        watch = Stopwatch()
         try:
             yield
         finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - began
+            self.seconds[name] = self.seconds.get(name, 0.0) + watch.seconds()
 
     def times(self) -> PhaseTimes:
-        return PhaseTimes(**self.seconds, total=time.monotonic() - self.start)
+        return PhaseTimes(**self.seconds, total=self.watch.seconds())
 
 
 def run_cleanup(layout: AttemptLayout, step: str, action: Callable[[], object]) -> None:

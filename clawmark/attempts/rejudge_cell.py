@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +39,7 @@ from clawmark.judge.checks import CheckResult, check_image, run_checks
 from clawmark.judge.outcome import error_status
 from clawmark.results import AttemptLayout, AttemptRow, Status, is_error
 from clawmark.results.usage import RoleUsage
+from clawmark.stopwatch import Stopwatch
 
 SUPERVISOR_ROLE = "supervisor"
 # What a re-judged cycle folder keeps of the original turn: the executor's side, the checks, and the
@@ -78,7 +78,7 @@ def rejudge_attempt(source: AttemptRow, source_dir: Path, task: ClosedLoopTask, 
     turns = judged_turns(source_dir)
     if not turns:
         raise RejudgeError(f"{source_dir / 'cycles'}: no judged turn (the attempt ended {source.status} before judging)")
-    started, began = datetime.now(UTC), time.monotonic()
+    started, watch = datetime.now(UTC), Stopwatch()
     attempt_id = uuid.uuid4().hex[:16]
     # No executor runs here: its route gets a zero cap (no call passes), the judge its own cap and token.
     tokens = register(gateway, attempt_id, {"executor": supervisor, SUPERVISOR_ROLE: supervisor},
@@ -91,7 +91,7 @@ def rejudge_attempt(source: AttemptRow, source_dir: Path, task: ClosedLoopTask, 
         gateway.unregister_attempt(attempt_id)
     outcome = resolve(records, task).model_copy(update={"image_id": source.image_id})
     return _row(source, outcome, layout, fields, attempt_id=attempt_id, supervisor=supervisor,
-                config_hash=config_hash, started=started, judge_s=time.monotonic() - began)
+                config_hash=config_hash, started=started, judge_s=watch.seconds())
 
 
 def _judge_turns(source: AttemptRow, turns: list[Path], task: ClosedLoopTask, protocol: ClosedLoopAttemptConfig,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextvars
 import threading
-import time
 from collections.abc import Callable
 
 from clawmark.attempts.gateway_link import close
@@ -16,6 +15,7 @@ from clawmark.attempts.watchdog import EXIT_STATUS, Watchdog
 from clawmark.claws import ClawAdapter, ClawContext, TurnResult
 from clawmark.runtime.exec_target import ExecTarget
 from clawmark.runtime.sandbox import Sandbox
+from clawmark.stopwatch import Stopwatch
 
 WATCH_EVERY_S = 1.0  # how often the watchdog looks at the ledger while the turn runs
 
@@ -41,7 +41,7 @@ def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = exc
 
-    began = time.monotonic()
+    watch = Stopwatch()
     # In a copy of this context: containers the claw starts carry the attempt's sweep/cell labels
     thread = threading.Thread(target=contextvars.copy_context().run, args=(target,), name="claw-turn", daemon=True)
     thread.start()
@@ -56,7 +56,7 @@ def run_with_deadline(work: Callable[[], TurnResult], deadline_s: float, *,
         if fired is not None:
             steps = fired == "steps"  # a step limit is a length cut; a watchdog's stop is the claw's timeout
             return TurnResult(success=False, timeout=not steps, finish_reason="limit" if steps else "timeout",
-                              exit_status=EXIT_STATUS[fired], duration_s=round(time.monotonic() - began, 3),
+                              exit_status=EXIT_STATUS[fired], duration_s=watch.elapsed(),
                               error=watchdog.message())
         return TurnResult(success=False, timeout=True, finish_reason="timeout", exit_status="host_deadline",
                           duration_s=deadline_s, error=f"claw stopped at the {deadline_s:.0f} s host deadline")
@@ -70,8 +70,8 @@ def _join_watched(thread: threading.Thread, deadline_s: float, watchdog: Watchdo
     if watchdog is None:
         thread.join(deadline_s)
         return None
-    end = time.monotonic() + deadline_s
-    while thread.is_alive() and (left := end - time.monotonic()) > 0:
+    watch = Stopwatch()
+    while thread.is_alive() and (left := deadline_s - watch.seconds()) > 0:
         thread.join(min(WATCH_EVERY_S, left))
         if thread.is_alive() and (reason := watchdog.check()) is not None:
             return reason

@@ -20,7 +20,7 @@ CALL = {"executor": (2000, 300, 0.04), "supervisor": (900, 80, 0.01), "user_simu
 
 def _row(tmp_path, name: str, calls: list[str], *, unpriced: str | None = None, track: str = "closed_loop",
          wall: dict | None = None, **fields) -> AttemptRow:
-    """A row as `closed_loop_stages._row` / `patch_stages` make it: the attempt's ledger summarised."""
+    """A row as `closed_loop_finish._row` / `patch_stages` make it: the attempt's ledger summarised."""
     ledger = Ledger(tmp_path / f"{name}.jsonl")
     for role in calls:
         tokens_in, tokens_out, cost = CALL[role]
