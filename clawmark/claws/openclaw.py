@@ -15,6 +15,8 @@ In a headed task container (the desktop image) the ``browser`` tool is added to 
 shown to the model directly (Tool Search off, which would defer it behind a search tool), and
 attached to the desktop's Chromium over CDP (``attachOnly``: OpenClaw never launches its own),
 with private-network pages allowed (task services listen on the container's loopback).
+The memory plugin runs as shipped; ``memory_plugin: false`` (a keyed setting) turns it off, a
+fifth of a 2026.9.6 turn's CPU, at the cost of its tools and its prompt section.
 
 Each turn is ``openclaw agent --local --session-id <sid> --message-file F --json --timeout N``;
 a follow-up turn reuses the session id. The JSON envelope, not the exit code, decides: OpenClaw
@@ -56,7 +58,7 @@ DESKTOP_PROFILE = "desktop"
 class OpenClawConfig(ClawAdapter.Config):
     # The protocol profiles' settings (clawmark.claws.profiles), keyed only when set.
     keyed_when_set: ClassVar[frozenset[str]] = frozenset({"reasoning", "context_tokens", "native_browser",
-                                                          "native_skills"})
+                                                          "native_skills", "memory_plugin"})
     tool_profile: str = Field("coding", description="OpenClaw tools.profile.")
     exec_mode: str = Field("full", description="OpenClaw tools.exec.mode (full: no approval prompts).")
     deny_tools: list[str] = Field(default_factory=list, description="OpenClaw tools.deny (none: OpenClaw as shipped).")
@@ -68,6 +70,10 @@ class OpenClawConfig(ClawAdapter.Config):
                                                    "it off (browser.enabled: false), as UniClawBench does in favour "
                                                    "of the agent-browser CLI skill.")
     native_skills: str | None = Field(None, description="commands.nativeSkills; None = OpenClaw's own.")
+    memory_plugin: bool = Field(True, description="OpenClaw's memory plugin (memory-core) as shipped; False "
+                                                  "turns it off (plugins.slots.memory: none): no memory_search/"
+                                                  "memory_get/intent tools, no Memory Recall prompt section, no "
+                                                  "memory index workers (~5 s of CPU less per turn).")
     grace_s: float = Field(120.0, description="Host deadline beyond OpenClaw's own --timeout (startup ~15 s).")
 
 
@@ -138,6 +144,13 @@ class OpenClawClaw(ClawAdapter):
             **({"browser": desktop_browser()} if browser else {}),
             **({} if config.native_browser else {"browser": {"enabled": False}}),
             **({"commands": {"nativeSkills": config.native_skills}} if config.native_skills else {}),
+            # memory-core starts three index/search/publication worker threads per turn, each loading
+            # its modules again, for recall over a memory a fresh attempt does not have. Off, a
+            # one-reply 2026.9.6 turn costs 3.9-5.8 s less CPU than a turn run beside it (cpuacct;
+            # as shipped 22.5-31.1 s over 8 turns, off 17.4-27.2 s over 4); 2026.3.11 gains nothing
+            # (7.0 s either way). Off only when asked: it changes the prompt (its Memory Recall
+            # section) and the tool catalog, so it is a keyed setting, not a silent default.
+            **({} if config.memory_plugin else {"plugins": {"slots": {"memory": "none"}}}),
         }
 
     def _provider(self, ctx: ClawContext) -> dict[str, Any]:
