@@ -101,3 +101,30 @@ def docker_client():
     except Exception as exc:  # noqa: BLE001 - any failure here means "no engine"
         pytest.fail(f"Docker engine not reachable ({exc}); run `make engine` or `bash scripts/engine-up.sh`")
     return client
+
+
+@pytest.fixture(scope="session")
+def prefect_server():
+    """One temporary Prefect server (SQLite) per test process, whatever folder its tests come
+    from: Prefect's event, log and lease workers are process-wide and follow the first server they
+    talk to, so a second harness in the same pool worker (faults' beside e2e's, a module's own)
+    left them sending to a stopped one (lease renewals "410 Gone", a flow waiting on a slot)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+@pytest.fixture
+def prefect_harness(prefect_server):
+    """The process's Prefect server, with no concurrency slot held: a test that failed holding
+    one (a stage cut by its timeout) must not leave the next flow test waiting on it forever."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import GlobalConcurrencyLimitUpdate
+
+    with get_client(sync_client=True) as client:
+        for limit in client.read_global_concurrency_limits(limit=200):
+            if limit.active_slots:
+                client.update_global_concurrency_limit(limit.name, GlobalConcurrencyLimitUpdate(active_slots=0))
+    yield
+

@@ -28,11 +28,9 @@ PLANTED = {"OPENAI_API_KEY": "sk-h6fake-0c1d2e3f4a5b6c7d8e9f", "ANTHROPIC_API_KE
 
 
 @pytest.fixture(scope="module")
-def swept(docker_client, tmp_path_factory):
+def swept(docker_client, prefect_server, tmp_path_factory):
     """(results folder, bearer tokens issued) of one sweep: a two-turn closed-loop task whose
     package has a `.privacy` variable, and a patch instance, both with the reference claw."""
-    from prefect.testing.utilities import prefect_test_harness
-
     from clawmark.gateway.routes import RouteTable
     from flows.sweep import sweep
 
@@ -54,7 +52,7 @@ def swept(docker_client, tmp_path_factory):
     spec = {"sweep_id": SWEEP, "instances": str(TASKS_CATALOG / "swe" / "instances.jsonl"), "tasks": [INSTANCE],
             "claws": ["reference"], "models": ["scripted/cl-{task_id}"], "max_parallel": 2,
             "closed_loop": {"tasks": [TASK], "tasks_dir": str(tasks)}}
-    with pytest.MonkeyPatch.context() as patch, prefect_test_harness(server_startup_timeout=120):
+    with pytest.MonkeyPatch.context() as patch:
         for name, value in PLANTED.items():
             patch.setenv(name, value)
         patch.setenv("CLAWMARK_CASSETTES", str(cassettes))
