@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from tree_rewrite import Substitution, moved_file_substitutions, rewrite_tracked
+
 RENAMED = {
     "clawmark/judge/firewall.py": "clawmark/judge/info_firewall.py",
     "clawmark/runtime/firewall.py": "clawmark/runtime/host_firewall.py",
@@ -38,16 +38,13 @@ RENAMED = {
     "clawmark/taskenv/layout.py": "clawmark/taskenv/container_layout.py",
     "clawmark/taskenv/package.py": "clawmark/taskenv/package_guard.py",
 }
-TEXT = (".py", ".md", ".sh", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".txt", "Makefile")
 
 
-def substitutions() -> list[tuple[re.Pattern[str], str]]:
+def substitutions() -> list[Substitution]:
     subs = []
     for old, new in RENAMED.items():
-        old_mod, new_mod = old[:-3].replace("/", "."), new[:-3].replace("/", ".")
         short_old, short_new = "/".join(old.split("/")[-2:]), "/".join(new.split("/")[-2:])
-        subs += [(re.compile(r"(?<![\w.])" + re.escape(old_mod) + r"(?!\w)"), new_mod),
-                 (re.compile(r"(?<![\w./])" + re.escape(old) + r"(?!\w)"), new),
+        subs += [*moved_file_substitutions(old, new),
                  (re.compile(r"(?<![\w./])" + re.escape(short_old) + r"(?!\w)"), short_new)]
     return subs
 
@@ -65,24 +62,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dry-run", action="store_true", help="list the files, change nothing")
     args = parser.parse_args()
-    subs = substitutions()
-    names = subprocess.run(["git", "ls-files"], cwd=REPO, check=True, capture_output=True, text=True).stdout.split()
-    for name in names:
-        path = REPO / name
-        if (not name.endswith(TEXT) or name.startswith(("tasks_catalog/swe/repos/", "tests/fixtures/"))
-                or path == Path(__file__).resolve() or not path.is_file()):
-            continue
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
-        new_text = text
-        for pattern, replacement in subs:
-            new_text = pattern.sub(replacement, new_text)
-        if new_text != text:
+    for name, new_text, changed in rewrite_tracked(substitutions(), skip=Path(__file__), write=not args.dry_run):
+        if changed:
             print(f"rewrote {name}")
-            if not args.dry_run:
-                path.write_text(new_text, encoding="utf-8", errors="surrogateescape")
         for line in bound_by_old_name(new_text):
             print(f"by hand: {name}: {line}")
-
 
 if __name__ == "__main__":
     main()

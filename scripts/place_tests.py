@@ -26,7 +26,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from tree_rewrite import REPO, moved_file_substitutions, rewrite_tracked
+
 UNIT = Path("tests/unit")
 
 # File-name prefix after `test_` -> folder under tests/unit/ (the code's rooms; `ground` the ground
@@ -78,7 +79,6 @@ HELPERS = {
 }
 
 DOCKER_MARK = re.compile(r"^pytestmark\s*=.*\bmark\.docker\b|^@pytest\.mark\.docker\b", re.M)
-TEXT = (".py", ".md", ".sh", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".txt", "Makefile")
 
 
 def room_of(name: str) -> str | None:
@@ -133,25 +133,8 @@ def deeper(text: str, by: int) -> str:
 
 
 def rewrite_references(moves: dict[str, str]) -> list[str]:
-    subs = []
-    for old, new in moves.items():
-        old_mod, new_mod = old[:-3].replace("/", "."), new[:-3].replace("/", ".")
-        subs.append((re.compile(r"(?<![\w.])" + re.escape(old_mod) + r"(?!\w)"), new_mod))
-        subs.append((re.compile(r"(?<![\w./])" + re.escape(old) + r"(?!\w)"), new))
-    changed = []
-    for name in git("ls-files").splitlines():
-        path = REPO / name
-        if (not name.endswith(TEXT) or name.startswith(("tasks_catalog/swe/repos/", "tests/fixtures/"))
-                or path == Path(__file__).resolve() or not path.is_file()):  # this file names the old places
-            continue
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
-        new_text = text
-        for pattern, replacement in subs:
-            new_text = pattern.sub(replacement, new_text)
-        if new_text != text:
-            path.write_text(new_text, encoding="utf-8", errors="surrogateescape")
-            changed.append(name)
-    return changed
+    subs = [sub for old, new in moves.items() for sub in moved_file_substitutions(old, new)]
+    return [name for name, _text, changed in rewrite_tracked(subs, skip=Path(__file__)) if changed]
 
 
 def main() -> None:
