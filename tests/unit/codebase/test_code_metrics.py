@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 
 import pytest
 
-from tests.support.paths import REPO
-
-SCRIPT = REPO / "scripts" / "code_metrics.py"
+from tests.support.scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def metrics():
-    spec = importlib.util.spec_from_file_location("code_metrics", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve the module's annotations through it
-    spec.loader.exec_module(module)
-    return module
+    return load_script("code_metrics")
 
 
 PLANTED = {

@@ -3,9 +3,6 @@ each module once (issue 22: a skeleton that does not bounce between modules)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 from typer.testing import CliRunner
 
@@ -13,21 +10,17 @@ from clawmark.attempts.patch import run_patch_attempt
 from clawmark.cli.main import app
 from clawmark.results import ResultStore, Status
 from tests.support.claws_host import INI, instance
-from tests.support.paths import REPO
-from tests.unit.attempts.test_attempt_errors import NotAGateway  # provision fails before any container
+from tests.support.scripts import load_script
+from tests.unit.attempts.test_attempt_errors import (
+    NotAGateway,  # provision fails before any container
+)
 from tests.unit.catalog.test_catalog_content import POINTER
 from tests.unit.catalog.test_catalog_tasks import make_task
-
-SCRIPT = REPO / "scripts" / "module_walk.py"
 
 
 @pytest.fixture(scope="module")
 def module_walk():
-    spec = importlib.util.spec_from_file_location("module_walk", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve the module's annotations through it
-    spec.loader.exec_module(module)
-    return module
+    return load_script("module_walk")
 
 
 @pytest.mark.parametrize("track", ["patch", "closed-loop"])
