@@ -19,7 +19,7 @@ from clawmark.runtime.exec_target import ExecTarget
 from clawmark.settings import TASKS_CATALOG
 
 if TYPE_CHECKING:
-    from clawmark.runtime.execution import ExecResultLike
+    from clawmark.runtime.execution import ExecResult
 
 CDP_SCRIPT = TASKS_CATALOG / "base_skills" / "browser-control" / "scripts" / "cdp.mjs"
 SCRIPT_IN_CONTAINER = "/var/tmp/clawmark-cdp.mjs"
@@ -77,7 +77,7 @@ class BrowserToolBox(WorkstationToolBox):
             return self._tool_view_image(target)
         return result.stdout.rstrip("\n") or "(empty)"
 
-    def _cdp(self, action: str, target: str, text: str) -> ExecResultLike:
+    def _cdp(self, action: str, target: str, text: str) -> ExecResult:
         args = " ".join(shlex.quote(a) for a in (action, target, text) if a)
         return self._as_user(f"mkdir -p {SHOT_DIR} && node {SCRIPT_IN_CONTAINER} {args}", timeout_s=90)
 

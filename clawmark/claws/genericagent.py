@@ -36,7 +36,7 @@ from clawmark.claws.base import PLACEHOLDER_KEY, ClawAdapter, ClawContext, ClawE
 from clawmark.claws.volumes import seeded_volume
 
 if TYPE_CHECKING:
-    from clawmark.runtime.execution import ExecResultLike
+    from clawmark.runtime.execution import ExecResult
 
 IMAGE_NAME = "claw-genericagent"
 VENV = "/opt/claws/genericagent"
@@ -138,7 +138,7 @@ class GenericAgentClaw(ClawAdapter):
         except Exception:  # noqa: BLE001 - no output is itself the finding
             return ""
 
-    def _save_logs(self, ctx: ClawContext, result: ExecResultLike, turn: int, text: str, log: str) -> list[str]:
+    def _save_logs(self, ctx: ClawContext, result: ExecResult, turn: int, text: str, log: str) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
         out = ctx.host_dir / f"genericagent-output-turn{turn}.txt"
         out.write_text(f"{text}\n--- agentmain log ---\n{log[-20000:]}\n--- wait ---\n{result.stdout}{result.stderr}")

@@ -27,7 +27,7 @@ from clawmark.claws.base import PLACEHOLDER_KEY, ClawAdapter, ClawContext, ClawE
 from clawmark.claws.volumes import seeded_volume
 
 if TYPE_CHECKING:
-    from clawmark.runtime.execution import ExecResultLike
+    from clawmark.runtime.execution import ExecResult
 
 IMAGE_NAME = "claw-hermes"
 VENV = "/opt/claws/hermes"
@@ -119,7 +119,7 @@ class HermesClaw(ClawAdapter):
                 "TERM": "dumb", "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1", "HERMES_ACCEPT_HOOKS": "1",
                 "HERMES_DISABLE_LAZY_INSTALLS": "1"}
 
-    def _save_logs(self, ctx: ClawContext, result: ExecResultLike, turn: int) -> list[str]:
+    def _save_logs(self, ctx: ClawContext, result: ExecResult, turn: int) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
         out = ctx.host_dir / f"hermes-output-turn{turn}.log"
         out.write_text(f"{result.stdout}\n--- stderr ---\n{result.stderr}")
@@ -137,7 +137,7 @@ class HermesClaw(ClawAdapter):
         except Exception:  # noqa: BLE001 - a missing report is itself the finding
             return None
 
-    def _result(self, ctx: ClawContext, result: ExecResultLike, logs: list[str], clock: Stopwatch,
+    def _result(self, ctx: ClawContext, result: ExecResult, logs: list[str], clock: Stopwatch,
                 turn: int) -> TurnResult:
         usage_path = ctx.host_dir / f"hermes-usage-turn{turn}.json"
         report = json.loads(usage_path.read_text()) if turn == 0 and usage_path.exists() else {}

@@ -28,7 +28,7 @@ from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, 
 from clawmark.claws.volumes import seeded_volume
 
 if TYPE_CHECKING:
-    from clawmark.runtime.execution import ExecResultLike
+    from clawmark.runtime.execution import ExecResult
 
 IMAGE_NAME = "claw-mini-swe-agent"
 CONTINUE_SCRIPT = Path(__file__).with_name("mini_continue.py")
@@ -128,7 +128,7 @@ class MiniSweAgentClaw(ClawAdapter):
             "NO_COLOR": "1",
         }
 
-    def _save_logs(self, ctx: ClawContext, result: ExecResultLike, turn: int) -> list[str]:
+    def _save_logs(self, ctx: ClawContext, result: ExecResult, turn: int) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
         out = ctx.host_dir / f"mini-output-turn{turn}.log"
         out.write_text(f"{result.stdout}\n--- stderr ---\n{result.stderr}")
@@ -145,7 +145,7 @@ class MiniSweAgentClaw(ClawAdapter):
         except Exception:  # noqa: BLE001 - no trajectory is itself the finding
             return None
 
-    def _result(self, ctx: ClawContext, result: ExecResultLike, logs: list[str], clock: Stopwatch) -> TurnResult:
+    def _result(self, ctx: ClawContext, result: ExecResult, logs: list[str], clock: Stopwatch) -> TurnResult:
         traj_path = ctx.host_dir / "traj.json"
         traj = json.loads(traj_path.read_text()) if traj_path.exists() else {}
         status = str(traj.get("info", {}).get("exit_status", "")) or "no_trajectory"

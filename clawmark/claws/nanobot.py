@@ -29,7 +29,7 @@ from clawmark.claws.base import PLACEHOLDER_KEY, ClawAdapter, ClawContext, ClawE
 from clawmark.claws.volumes import seeded_volume
 
 if TYPE_CHECKING:
-    from clawmark.runtime.execution import ExecResultLike
+    from clawmark.runtime.execution import ExecResult
 
 IMAGE_NAME = "claw-nanobot"
 VENV = "/opt/claws/nanobot"
@@ -112,7 +112,7 @@ class NanobotClaw(ClawAdapter):
         return {"HOME": ctx.claw_home, "TERM": "dumb", "NO_COLOR": "1", "COLUMNS": "200",
                 "PYTHONDONTWRITEBYTECODE": "1", "TIKTOKEN_CACHE_DIR": f"{VENV}/tiktoken-cache"}
 
-    def _result(self, ctx: ClawContext, result: ExecResultLike, logs: list[str], clock: Stopwatch) -> TurnResult:
+    def _result(self, ctx: ClawContext, result: ExecResult, logs: list[str], clock: Stopwatch) -> TurnResult:
         status, finish, error = turn_status(result.stdout, result.exit_code, result.timed_out, self._last_reply(ctx))
         return TurnResult(
             success=status == "replied", timeout=result.timed_out, exit_code=result.exit_code,

@@ -43,7 +43,7 @@ from clawmark.gateway.client import default_prices
 from clawmark.taskenv.desktop import CDP_PORT
 
 if TYPE_CHECKING:
-    from clawmark.runtime.execution import ExecResultLike
+    from clawmark.runtime.execution import ExecResult
 
 IMAGE_NAME = "claw-openclaw"
 OPENCLAW_VERSION = "2026.9.6"
@@ -199,7 +199,7 @@ class OpenClawClaw(ClawAdapter):
             "TERM": "dumb",
         }
 
-    def _save_logs(self, ctx: ClawContext, result: ExecResultLike, label: str) -> list[str]:
+    def _save_logs(self, ctx: ClawContext, result: ExecResult, label: str) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
         out, err = ctx.host_dir / f"openclaw-{label}.json", ctx.host_dir / f"openclaw-{label}.stderr.log"
         out.write_text(result.stdout)

@@ -19,7 +19,7 @@ from clawmark.claws.base import Usage
 from clawmark.gateway.ledger import read_ledger
 
 if TYPE_CHECKING:
-    from clawmark.runtime.execution import ExecResultLike
+    from clawmark.runtime.execution import ExecResult
 
 
 def parse_envelope(stdout: str) -> dict[str, Any] | None:
@@ -56,7 +56,7 @@ def final_text(envelope: dict[str, Any] | None) -> str:
     return "\n".join(str(p.get("text") or "") for p in (envelope or {}).get("payloads") or [] if isinstance(p, dict))
 
 
-def turn_verdict(envelope: dict[str, Any] | None, result: ExecResultLike, ledger: Path | None) -> dict[str, Any]:
+def turn_verdict(envelope: dict[str, Any] | None, result: ExecResult, ledger: Path | None) -> dict[str, Any]:
     """TurnResult fields (success, timeout, finish_reason, exit_status, error, error_kind)."""
     if result.timed_out:
         return _failed("host_deadline", "openclaw still running at the host deadline", timeout=True)

@@ -24,7 +24,7 @@ from clawmark.claws.tools import (
 from clawmark.runtime.exec_target import ExecTarget
 
 if TYPE_CHECKING:
-    from clawmark.runtime.execution import ExecResultLike
+    from clawmark.runtime.execution import ExecResult
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                ".webp": "image/webp"}  # what vision APIs take; an SVG is text (read_file)
@@ -47,7 +47,7 @@ class WorkstationToolBox(ToolBox):
         self.describe = describe  # set when the executor model cannot see: a vision model describes
         self.images: list[dict[str, Any]] = []  # image parts for the next user message
 
-    def _as_user(self, command: str, timeout_s: float = 30) -> ExecResultLike:
+    def _as_user(self, command: str, timeout_s: float = 30) -> ExecResult:
         return self.sandbox.exec(command, timeout_s=timeout_s, workdir=self.workspace, user=self.user)
 
     def _tool_bash(self, command: str) -> str:

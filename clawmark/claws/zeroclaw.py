@@ -36,7 +36,7 @@ from clawmark.claws.base import ClawAdapter, ClawContext, ClawError, Stopwatch, 
 from clawmark.claws.volumes import seeded_volume
 
 if TYPE_CHECKING:
-    from clawmark.runtime.execution import ExecResultLike
+    from clawmark.runtime.execution import ExecResult
 
 RELEASE = "0.8.4"
 STANDIN_SUFFIX = "-standin"
@@ -177,7 +177,7 @@ class ZeroClawClaw(ClawAdapter):
         except Exception:  # noqa: BLE001 - no result file is itself the finding
             return None
 
-    def _save_logs(self, ctx: ClawContext, result: ExecResultLike, outcome: dict[str, Any] | None,
+    def _save_logs(self, ctx: ClawContext, result: ExecResult, outcome: dict[str, Any] | None,
                    turn: int) -> list[str]:
         ctx.host_dir.mkdir(parents=True, exist_ok=True)
         out = ctx.host_dir / f"zeroclaw-acp-turn{turn}.json"
@@ -207,7 +207,7 @@ def zeroclaw_image_present() -> bool:
     return image_present(image_ref(IMAGE_NAME))
 
 
-def acp_verdict(outcome: dict[str, Any] | None, result: ExecResultLike) -> dict[str, Any]:
+def acp_verdict(outcome: dict[str, Any] | None, result: ExecResult) -> dict[str, Any]:
     """TurnResult fields from the ACP driver's result: the protocol decides, not exit codes."""
     if result.timed_out:
         return {"success": False, "timeout": True, "finish_reason": "timeout", "exit_status": "host_deadline",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from clawmark.runtime.execution import ExecResultLike
+from clawmark.runtime.execution import ExecResult
 
 if TYPE_CHECKING:  # a type only: sandbox.py loads the Docker SDK
     from clawmark.runtime.sandbox import Sandbox
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # a type only: sandbox.py loads the Docker SDK
 @runtime_checkable
 class ExecTarget(Protocol):
     def exec(self, cmd: str | list[str], timeout_s: float, workdir: str | None = None,
-             env: dict[str, str] | None = None, user: str | None = None) -> ExecResultLike: ...
+             env: dict[str, str] | None = None, user: str | None = None) -> ExecResult: ...
 
     def read_file(self, path: str) -> bytes: ...
 
@@ -48,7 +48,7 @@ class ForwardsToSandbox:
         return self.sandbox
 
     def exec(self, cmd: str | list[str], timeout_s: float, workdir: str | None = None,
-             env: dict[str, str] | None = None, user: str | None = None) -> ExecResultLike:
+             env: dict[str, str] | None = None, user: str | None = None) -> ExecResult:
         return self.running().exec(cmd, timeout_s=timeout_s, workdir=workdir, env=env, user=user)
 
     def read_file(self, path: str) -> bytes:

@@ -16,7 +16,6 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from docker.utils.socket import STDERR, frames_iter
 
@@ -42,17 +41,6 @@ class ExecResult:
     @property
     def ok(self) -> bool:
         return self.exit_code == 0 and not self.timed_out
-
-
-class ExecResultLike(Protocol):
-    """What code reading a command's result needs: an `ExecResult`, or a host run's (`swe.shell.HostResult`)."""
-
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    duration_s: float
-    timed_out: bool
-    truncated: bool
 
 
 @dataclass

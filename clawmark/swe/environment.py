@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from clawmark.runtime.exec_target import ForwardsToSandbox
-from clawmark.runtime.execution import ExecResultLike
+from clawmark.runtime.execution import ExecResult
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
 from clawmark.swe.history_strip import REPO_DIR, install_global_gitignore, prepare_history
 from clawmark.swe.instance_image import instance_image
@@ -92,5 +92,5 @@ class _AsRoot(ForwardsToSandbox):
         self.sandbox = sandbox
 
     def exec(self, cmd: str | list[str], timeout_s: float, workdir: str | None = None,
-             env: dict[str, str] | None = None, user: str | None = None) -> ExecResultLike:
+             env: dict[str, str] | None = None, user: str | None = None) -> ExecResult:
         return self.running().exec(cmd, timeout_s=timeout_s, workdir=workdir, env=env, user="0")

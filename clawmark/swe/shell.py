@@ -16,20 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clawmark.runtime.exec_target import ExecTarget
+from clawmark.runtime.execution import ExecResult
 from clawmark.stopwatch import Stopwatch
 from clawmark.swe.errors import ShellStepFailed
-
-
-@dataclass(frozen=True)
-class HostResult:
-    """Same fields as the sandbox's `ExecResult`, for commands run on the host."""
-
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    duration_s: float
-    timed_out: bool = False
-    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -40,7 +29,7 @@ class HostShell:
     env: dict[str, str] | None = None
 
     def exec(self, cmd: str | list[str], timeout_s: float, workdir: str | None = None,
-             env: dict[str, str] | None = None, user: str | None = None) -> HostResult:
+             env: dict[str, str] | None = None, user: str | None = None) -> ExecResult:
         """`cmd` as a str runs under `bash -c`, as a list as it is; the host has one user: the
         caller's (any other `user` is refused, never silently ignored)."""
         if user is not None:
@@ -54,8 +43,8 @@ class HostShell:
                                   errors="replace", timeout=timeout_s, env=environ)
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout or ""
-            return HostResult(None, out, "", watch.elapsed(), timed_out=True)
-        return HostResult(done.returncode, done.stdout, done.stderr, watch.elapsed())
+            return ExecResult(None, out, "", watch.elapsed(), timed_out=True, truncated=False)
+        return ExecResult(done.returncode, done.stdout, done.stderr, watch.elapsed(), timed_out=False, truncated=False)
 
     def read_file(self, path: str) -> bytes:
         return Path(path).read_bytes()

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clawmark.catalog import load_instances
+from clawmark.runtime.execution import ExecResult
 from clawmark.settings import TASKS_CATALOG
-from clawmark.swe.shell import HostResult, HostShell
+from clawmark.swe.shell import HostShell
 
 INSTANCES = TASKS_CATALOG / "swe" / "instances.jsonl"
 INI = "clawmark-fixtures__iniparse-py-1"
@@ -33,7 +34,7 @@ class HostExecutor:
 
     root: Path
 
-    def exec(self, cmd, timeout_s: float, workdir=None, env=None, user=None) -> HostResult:
+    def exec(self, cmd, timeout_s: float, workdir=None, env=None, user=None) -> ExecResult:
         return HostShell(self.root).exec(cmd, timeout_s=timeout_s, workdir=workdir)
 
     def read_file(self, path: str) -> bytes:
