@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterable
 from pathlib import Path
 
-from prefect.client.orchestration import get_client
+from prefect.client.orchestration import SyncPrefectClient, get_client
 from prefect.client.schemas.actions import GlobalConcurrencyLimitUpdate
+from prefect.client.schemas.responses import GlobalConcurrencyLimitResponse
 from prefect.exceptions import ObjectNotFound
 from prefect.settings import PREFECT_API_URL, PREFECT_HOME
 
@@ -33,15 +35,22 @@ def ensure_limits(models: list[str], limit: int) -> list[str]:
     if temporary:
         stop_orphaned_servers()
     with get_client(sync_client=True) as client:
+        existing = []
         for name in names:
             try:
-                held = client.read_global_concurrency_limit_by_name(name).active_slots
+                existing.append(client.read_global_concurrency_limit_by_name(name))
             except ObjectNotFound:
                 client.upsert_global_concurrency_limit_by_name(name, limit)
-                continue
-            if temporary and held:  # orphaned by a killed run: its temporary server took the leases
-                client.update_global_concurrency_limit(name, GlobalConcurrencyLimitUpdate(active_slots=0))
+        if temporary:  # any slot held was orphaned by a killed run: its temporary server took the leases
+            free_held_slots(client, existing)
     return names
+
+
+def free_held_slots(client: SyncPrefectClient, limits: Iterable[GlobalConcurrencyLimitResponse]) -> None:
+    """Zero the active slots of each of `limits` that holds some (no holder is left to release them)."""
+    for held in limits:
+        if held.active_slots:
+            client.update_global_concurrency_limit(held.name, GlobalConcurrencyLimitUpdate(active_slots=0))
 
 
 def stop_orphaned_servers() -> list[int]:

@@ -120,11 +120,10 @@ def prefect_harness(prefect_server):
     """The process's Prefect server, with no concurrency slot held: a test that failed holding
     one (a stage cut by its timeout) must not leave the next flow test waiting on it forever."""
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.actions import GlobalConcurrencyLimitUpdate
+
+    from flows.limits import free_held_slots
 
     with get_client(sync_client=True) as client:
-        for limit in client.read_global_concurrency_limits(limit=200):
-            if limit.active_slots:
-                client.update_global_concurrency_limit(limit.name, GlobalConcurrencyLimitUpdate(active_slots=0))
+        free_held_slots(client, client.read_global_concurrency_limits(limit=200))
     yield
 
