@@ -18,7 +18,10 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 ARTIFACTS = REPO / ".clawmark" / "test-artifacts"
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop running on the main thread
+# while it is open, and a pool worker that later runs a flow or asyncio test beside it fails with
+# "asyncio.run() cannot be called from a running event loop".
+@pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"{CHROMIUM} is missing: run `bash scripts/browser-up.sh` (make test does)")
