@@ -115,7 +115,9 @@ def prune_images(all_images: bool = False, dry_run: bool = False) -> tuple[list[
     import docker  # heavy (Docker SDK): loaded on first engine use
 
     client = docker_client()
-    images = client.images.list(filters={"label": "clawmark.managed=true"})
+    # The list endpoint's summaries, not `images.list()`, which inspects each image in turn and
+    # raised ImageNotFound when another process removed one in between (a busy shared engine).
+    images = [_Listed(summary) for summary in client.api.images(filters={"label": "clawmark.managed=true"})]
     keep = set() if all_images else _current_refs_and_descendants(images)
     removed, failed = [], []
     for image in images:
@@ -131,7 +133,15 @@ def prune_images(all_images: bool = False, dry_run: bool = False) -> tuple[list[
     return removed, failed
 
 
-def _current_refs_and_descendants(images: list) -> set[str]:
+class _Listed:
+    """One image as the engine's list endpoint summarises it: its tags and labels."""
+
+    def __init__(self, summary: dict) -> None:
+        self.tags = [tag for tag in summary.get("RepoTags") or [] if tag != "<none>:<none>"]
+        self.labels = summary.get("Labels") or {}
+
+
+def _current_refs_and_descendants(images: list[_Listed]) -> set[str]:
     recipes = discover()
     keep = {image_ref(name, recipes) for name in recipes}
     grew = True

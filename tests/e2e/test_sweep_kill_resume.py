@@ -162,7 +162,9 @@ def _walk_the_points(run: Sweep, tmp_path: Path) -> None:
     refused = subprocess.run([sys.executable, "-m", "clawmark.cli.main", "sweep", str(changed_spec), "--results",
                               str(run.results)], env=run.env, capture_output=True, text=True, timeout=300)
     assert refused.returncode == 2 and "eval_timeout_s: 1800.0 → 600.0" in refused.stdout + refused.stderr
-    assert run.leftovers() == leaked1 and run.rows() == rows1
+    # Subset, not equal: a pool worker's cell on this engine reaps every dead owner's containers
+    # (flows/cell.py reap_leaked), so another test's pool may have removed what the kill left.
+    assert run.leftovers() <= leaked1 and run.rows() == rows1
 
     # 2. During evaluation of the first oracle cell (its evaluation container just created).
     evaluation = run.kill_on_create(run.command(), "swe-eval")
