@@ -28,7 +28,9 @@ common=(-p no:cacheprovider)
 
 .venv/bin/clawmark images build --all --jobs 3 > "$logs/images.log" 2>&1 &
 images_pid=$!
-"$PYTEST" "$@" "${common[@]}" --durations=10 --junitxml="$reports/unit.xml" tests/unit > "$logs/unit.log" 2>&1 &
+# --timeout 90: the slowest unit test takes ~7 s; a hang (CI once lost 8 x 600 s in the judge's
+# gateway tests) then fails in 90 s with every thread's stack in the log.
+"$PYTEST" "$@" "${common[@]}" --timeout 90 --durations=10 --junitxml="$reports/unit.xml" tests/unit > "$logs/unit.log" 2>&1 &
 unit_pid=$!
 images_ok=1
 wait "$images_pid" || images_ok=0

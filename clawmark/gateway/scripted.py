@@ -121,6 +121,6 @@ def scripted_base_url() -> str:
     if url := settings().scripted_url:
         return url.rstrip("/")
     with _backend_lock:
-        if _backend is None:
+        if _backend is None or not _backend.serving():
             _backend = BackgroundServer(create_scripted_app(), "127.0.0.1", 0).start()
     return f"http://127.0.0.1:{_backend.port}/v1"

@@ -55,6 +55,12 @@ class BackgroundServer:
             raise ServerStartError(f"cannot listen on {host}:{self.port} ({exc})") from exc
         return sockets
 
+    def serving(self) -> bool:
+        """Started, not told to stop, and its thread still running (a dead thread leaves its
+        listening socket behind: connections would queue there unanswered)."""
+        return bool(self._server.started and not self._server.should_exit
+                    and self._thread is not None and self._thread.is_alive())
+
     def stop(self, timeout_s: float = 10.0) -> None:
         self._server.should_exit = True
         if self._thread is not None:

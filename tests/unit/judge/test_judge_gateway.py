@@ -75,7 +75,7 @@ class Spy:
 
 def role_chat(gw, attempt: str, role: str, model: str) -> Spy:
     gw.register_attempt(attempt, role_models={role: model})
-    return Spy(gateway_chat(gw.base_url(attempt, role), model))
+    return Spy(gateway_chat(gw.base_url(attempt, role), model, timeout_s=120))  # a hang: pytest-timeout (90 s in run-tests.sh) dumps the threads first
 
 
 def evidence(tmp_path, files: dict | None = None) -> Evidence:
