@@ -46,8 +46,7 @@ class BackgroundServer:
         sockets: list[socket.socket] = []
         try:
             for host in self.hosts:
-                family = socket.AF_INET6 if ":" in host else socket.AF_INET
-                sockets.append(socket.create_server((host, self.port), family=family))
+                sockets.append(_listen(host, self.port))
                 self.port = sockets[0].getsockname()[1]  # every address shares the first one's port
         except OSError as exc:
             for sock in sockets:
@@ -65,3 +64,19 @@ class BackgroundServer:
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout_s)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket made with proto IPPROTO_TCP, not `socket.create_server`'s 0: asyncio
+    turns Nagle off only on accepted sockets whose proto says TCP, and with Nagle on every
+    streamed reply stalled ~40 ms on the client's delayed ACK (bench/gateway.py)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(socket.SOMAXCONN)
+    except OSError:
+        sock.close()
+        raise
+    return sock

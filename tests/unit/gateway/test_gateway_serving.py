@@ -1,0 +1,44 @@
+"""The sockets the gateway and the scripted model listen on: every connection they accept has
+Nagle off (a streamed reply otherwise waits ~40 ms for the client's delayed ACK), and a server
+whose thread has died is known as not serving."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from clawmark.gateway.serving import BackgroundServer, _listen
+
+
+def test_connections_accepted_on_the_listening_socket_have_nagle_off():
+    async def accepted_nodelay() -> int:
+        seen: asyncio.Future = asyncio.get_running_loop().create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport):
+                sock = transport.get_extra_info("socket")
+                seen.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+        server = await asyncio.get_running_loop().create_server(Probe, sock=_listen("127.0.0.1", 0))
+        port = server.sockets[0].getsockname()[1]
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            return await asyncio.wait_for(seen, 10)
+        finally:
+            writer.close()
+            server.close()
+
+    assert asyncio.run(accepted_nodelay()) != 0
+
+
+async def _app(scope, receive, send):
+    if scope["type"] == "http":
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+
+def test_a_stopped_server_is_not_serving():
+    server = BackgroundServer(_app).start()
+    assert server.serving()
+    server.stop()
+    assert not server.serving()
