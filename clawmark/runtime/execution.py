@@ -24,6 +24,7 @@ from clawmark.stopwatch import Stopwatch
 KILL_GRACE_S = 5.0
 POLL_S = 1.0
 DRAIN_S = 0.5
+LATE_OUTPUT_S = 60.0
 MARKER_VAR = "CLAWMARK_EXEC_ID"
 
 
@@ -79,7 +80,7 @@ def run_exec(api, container_id: str, argv: list[str], timeout_s: float, *, workd
     sock = api.exec_start(exec_id, socket=True)
     reader = threading.Thread(target=_pump, args=(sock, out, err), daemon=True)
     reader.start()
-    timed_out = not _wait(api, exec_id, reader, watch.start + timeout_s)
+    timed_out = not _wait(api, container_id, exec_id, token, reader, watch.start + timeout_s)
     if timed_out:
         # The kill runs beside the wait so a frozen container cannot stretch the deadline.
         threading.Thread(target=_kill_tree, args=(api, container_id, token), daemon=True).start()
@@ -93,11 +94,14 @@ def run_exec(api, container_id: str, argv: list[str], timeout_s: float, *, workd
     return ExecResult(exit_code, out.text(), err.text(), watch.elapsed(), timed_out, bool(out.dropped or err.dropped))
 
 
-def _wait(api, exec_id: str, reader: threading.Thread, deadline: float) -> bool:
+def _wait(api, container_id: str, exec_id: str, token: str, reader: threading.Thread, deadline: float) -> bool:
     """Wait for the output to end or the command to exit; False when the deadline passed.
 
     A background child that inherited stdout (`server &`) keeps the stream open after the
-    command exits; waiting for end-of-stream would then always hit the deadline.
+    command exits; waiting for end-of-stream would then always hit the deadline. But the engine
+    may report the exit before it has copied the last output (a loaded machine: `git diff`'s two
+    lines arrived after the 0.5 s drain and the step read an empty stdout): when no process of
+    the command is left to hold the stream, it is waited for to its end.
     """
     while (remaining := deadline - time.monotonic()) > 0:
         reader.join(min(POLL_S, remaining))
@@ -105,8 +109,23 @@ def _wait(api, exec_id: str, reader: threading.Thread, deadline: float) -> bool:
             return True
         if not api.exec_inspect(exec_id).get("Running"):
             reader.join(DRAIN_S)  # let the last bytes the command wrote arrive
+            if reader.is_alive() and not _marked_processes_left(api, container_id, token):
+                reader.join(LATE_OUTPUT_S)
             return True
     return not reader.is_alive()
+
+
+def _marked_processes_left(api, container_id: str, token: str) -> bool:
+    """Whether a process carrying the command's marker still runs (a background child); True
+    when it cannot be told (the container went away): the short drain then stands."""
+    script = (f"m={shlex.quote(f'{MARKER_VAR}={token}')}; for d in /proc/[0-9]*; do "
+              "tr '\\000' '\\n' < \"$d/environ\" 2>/dev/null | grep -qxF \"$m\" && exit 0; done; exit 1")
+    try:
+        probe = api.exec_create(container_id, ["sh", "-c", script], user="0")["Id"]
+        api.exec_start(probe)
+        return api.exec_inspect(probe).get("ExitCode") != 1
+    except Exception:  # noqa: BLE001 - the container may be gone; the caller inspects it next
+        return True
 
 
 def _pump(sock, out: _BoundedBuffer, err: _BoundedBuffer) -> None:

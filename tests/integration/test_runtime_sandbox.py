@@ -192,3 +192,21 @@ def _eventually(check, patience_s: float = 60.0) -> bool:
             return False
         time.sleep(0.2)
     return True
+
+
+def test_output_the_engine_delivers_after_the_exit_is_still_read(python_image, monkeypatch):
+    """A loaded engine reports the exit before it has copied the output (CI: `git diff`'s two lines
+    came after the drain and the step read an empty stdout). Here the stream is held back 2 s,
+    four times the drain, and nothing is lost."""
+    from clawmark.runtime import execution
+
+    real_frames = execution.frames_iter
+
+    def late_frames(sock, tty):
+        time.sleep(2.0)
+        yield from real_frames(sock, tty)
+
+    with sandbox(python_image) as sb:
+        monkeypatch.setattr(execution, "frames_iter", late_frames)
+        result = sb.exec("printf '/tmp/tmp.x 1234\\n'", timeout_s=60)
+    assert (result.exit_code, result.stdout) == (0, "/tmp/tmp.x 1234\n")
