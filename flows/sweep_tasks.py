@@ -13,7 +13,6 @@ from typing import Any
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
-from prefect.concurrency.sync import concurrency
 
 from clawmark.results import ResultStore
 from clawmark.results.history import keep_replaced
@@ -21,6 +20,7 @@ from clawmark.sweeps import Cell, SweepPlan
 from clawmark.sweeps.cell_preflight import disk_preflight
 from clawmark.sweeps.slots import slot_lease_s, slots_of
 from flows.attempt import retry_infra_only, run_attempt
+from flows.slot_lease import held_slots
 
 
 # An attempt turns every expected failure into a row, and its stages retry their own
@@ -34,7 +34,7 @@ def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> d
     shared by every worker); returns the committed row's headline."""
     disk_preflight(store.artifacts_root)  # below the floor: prune instance images, wait, or DiskLow (infra)
     keep_replaced(store, plan.spec.sweep_id, cell.cell_key)  # a retried or forced cell's old row stays readable
-    with concurrency(slots_of(cell.model), occupy=1, strict=True, lease_duration=slot_lease_s()):
+    with held_slots(slots_of(cell.model), slot_lease_s()):
         row = run_attempt(plan, cell, store, gateway)
     return {"cell_key": row.cell_key, "task_id": row.task_id, "claw": row.claw, "model": row.model,
             "status": str(row.status), "cost_usd": row.cost_usd}
