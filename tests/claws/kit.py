@@ -58,6 +58,12 @@ class KitClaw:
     # The closed-loop half's generic three-turn case (one reply per turn). EDICT's court needs a
     # reply per role and board state: it runs a bundled task on its own cassette instead.
     closed_loop: bool = True
+    # A protocol profile (clawmark/claws/profiles): its pinned version's image, settings and limits.
+    profile: str = "clawmark"
+    cassette: str = ""  # the scripted model's cassette when it is not kit-<name>
+    # Whether the claw's saved session keeps a turn's tool calls and outputs (a follow-up then
+    # carries them); nanobot 0.1.5 keeps only the user message and the final reply.
+    session_keeps_tool_turns: bool = True
 
     @property
     def config(self) -> dict[str, Any]:
@@ -71,7 +77,14 @@ class KitClaw:
 
     @property
     def model(self) -> str:
-        return f"scripted/kit-{self.name}"
+        return f"scripted/{self.cassette or f'kit-{self.name}'}"
+
+    def adapter(self):
+        """The claw as an attempt makes it: its settings under its profile."""
+        from clawmark.claws import Budgets
+        from clawmark.claws.profiles import ProfileUse, profiled_claw
+
+        return profiled_claw(self.name, self.config, Budgets(), ProfileUse(name=self.profile))[0]
 
     def __str__(self) -> str:
         return self.label or self.name
@@ -92,6 +105,12 @@ KIT_CLAWS = [
     KitClaw("openclaw", context_after_user=True),
     KitClaw("edict-3role", context_after_user=True, closed_loop=False),
     KitClaw("zeroclaw", settings=ZEROCLAW_STANDIN, label="zeroclaw-standin"),
+    # The pinned images of ucb-paper (UniClawBench's versions), on the patch half of the kit.
+    # Neither release gives the adapter usage figures of its own: the gateway ledger alone is the row's usage.
+    KitClaw("nanobot", exits_zero_on_model_failure=True, profile="ucb-paper", label="nanobot-ucb-paper",
+            cassette="kit-nanobot-0.1.5.post3", closed_loop=False, reports_usage=False, session_keeps_tool_turns=False),
+    KitClaw("openclaw", context_after_user=True, profile="ucb-paper", label="openclaw-ucb-paper",
+            cassette="kit-openclaw-2026.3.11", closed_loop=False, reports_usage=False),
 ]
 
 
