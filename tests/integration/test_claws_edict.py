@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from clawmark.claws import get_claw
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import Status
 from tests.support.closed_loop_fixtures import (FIXTURES, attempt, bundled_task, cassettes, decision,  # noqa: F401
@@ -23,16 +22,26 @@ CHECKOUT = FIXTURES / "edict-checkout"
 CHAIN = ["taizi", "zhongshu", "menxia", "shangshu", "hubu", "taizi"]
 
 
+# clawmark's own profile (OpenClaw 2026.9.6, sessions exported as trajectories) and UniClawBench's
+# (the court on its pinned OpenClaw 2026.3.11, JSONL session files copied).
+@pytest.mark.parametrize(("profile", "openclaw", "saved_prefix"), [
+    ("clawmark", "2026.9.6", "openclaw-trajectory-"), ("ucb-paper", "2026.3.11", "openclaw-sessions-")])
 @pytest.mark.timeout(1800)  # six OpenClaw runs: 15-20 s each when idle, minutes each at load 15
-def test_the_court_passes_a_bundled_task_through_every_department_and_a_ministry(store, gateway, cassettes):  # noqa: F811
+def test_the_court_passes_a_bundled_task_through_every_department_and_a_ministry(store, gateway, cassettes,  # noqa: F811
+                                                                                profile, openclaw, saved_prefix):
+    from clawmark.claws import Budgets
+    from clawmark.claws.profiles import ProfileUse, profiled_claw
+
     settings = {"checkout": str(CHECKOUT)}
     supervisor = cassettes("edict-court-sup", [
         {"match": "EXECUTOR TURN 1 OF", "content": decision("pass", "complete_and_passed", 1.0)}])
     row = attempt(bundled_task("zh_201_invoice_sum"), "scripted/edict-court-zh_201_invoice_sum", store, gateway,
-                  claw="edict", claw_settings=settings, supervisor_model=supervisor,
+                  claw="edict", claw_settings=settings, supervisor_model=supervisor, profile=ProfileUse(name=profile),
                   turn_timeout_s=3600.0, total_timeout_s=3600.0)
     assert (row.status, row.turns, row.score, row.error_message) == (Status.PASS, 1, 1.0, None)
-    assert row.claw_version == "fixture+openclaw.2026.9.6" == get_claw("edict", settings).version
+    court = profiled_claw("edict", settings, Budgets(), ProfileUse(name=profile))[0]
+    assert row.claw_version == f"fixture+openclaw.{openclaw}" == court.version
+    assert row.claw_profile == profile
     artifacts = Path(row.artifacts_dir)
     assert (artifacts / "cycles" / "0" / "results" / "invoice_total.txt").read_text() == "1816.00\n"
     trace = json.loads((artifacts / "transcript" / "edict-dispatch-turn0.json").read_text())
@@ -42,7 +51,7 @@ def test_the_court_passes_a_bundled_task_through_every_department_and_a_ministry
     saved = artifacts / "cycles" / "0" / "transcript"  # what backup_session kept of the turn
     board = json.loads((saved / "edict-kanban.json").read_text())
     assert (board[0]["org"], board[0]["summary"]) == ("户部", "剔除作废后 1816.00")
-    assert {p.name for p in saved.glob("openclaw-trajectory-*")} == {f"openclaw-trajectory-{agent}" for agent in CHAIN}
+    assert {p.name for p in saved.glob(f"{saved_prefix}*")} == {f"{saved_prefix}{agent}" for agent in CHAIN}
     # Each agent's report to the user: the front desk's last words are the court's final answer.
     report = (artifacts / "transcript" / "openclaw-turn0-report.json").read_text()
     assert "COURT-REPORT" in report
