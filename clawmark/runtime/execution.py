@@ -110,7 +110,7 @@ def _wait(api, container_id: str, exec_id: str, token: str, reader: threading.Th
         if not api.exec_inspect(exec_id).get("Running"):
             reader.join(DRAIN_S)  # let the last bytes the command wrote arrive
             if reader.is_alive() and not _marked_processes_left(api, container_id, token):
-                reader.join(LATE_OUTPUT_S)
+                reader.join(max(0.0, min(LATE_OUTPUT_S, deadline - time.monotonic())))
             return True
     return not reader.is_alive()
 
