@@ -72,7 +72,8 @@ def task_containers():
 
     def watch() -> None:
         while not done.is_set():
-            for container in client.containers.list(filters={"label": "clawmark.role=task-env"}):
+            # ignore_removed: another test's task container may go between the listing and its inspect
+            for container in client.containers.list(filters={"label": "clawmark.role=task-env"}, ignore_removed=True):
                 attempt = container.labels.get("clawmark.attempt")
                 if attempt and attempt not in seen:
                     try:

@@ -54,7 +54,8 @@ def _held_by(results: Path, pids: set[int], docker_client) -> list[tuple[str, in
             pid = int(json.loads(lease.read_text())["pid"])
         except (OSError, ValueError, KeyError):
             continue
-        if pid in pids and docker_client.containers.list(filters={"label": f"clawmark.owner_pid={pid}"}):
+        if pid in pids and docker_client.containers.list(filters={"label": f"clawmark.owner_pid={pid}"},
+                                                         ignore_removed=True):
             held.append((lease.stem, pid))
     return held
 
@@ -142,7 +143,8 @@ def test_two_workers_one_killed_every_cell_once_and_its_containers_reaped(docker
         [rerun] = [r for r in by_cell[key] if r["state_type"] == "COMPLETED"]
         assert rerun["id"] in survivor_log  # the surviving worker ran it again
     for pid in killed:  # what the dead worker's runs had started is gone
-        assert docker_client.containers.list(all=True, filters={"label": f"clawmark.owner_pid={pid}"}) == []
+        assert docker_client.containers.list(all=True, filters={"label": f"clawmark.owner_pid={pid}"},
+                                             ignore_removed=True) == []
     assert list((results / "sweeps" / SWEEP / "running").glob("*.json")) == []
     assert str(cell_lease_dir(ResultStore(results), SWEEP)).endswith("/running")
     assert "[6/6]" in output

@@ -127,7 +127,8 @@ class Sweep:
         return dict(zip(frame["cell_key"], frame["attempt_id"]))
 
     def leftovers(self) -> set[str]:
-        return {c.id for c in self.docker.containers.list(all=True, filters={"label": f"{SWEEP_LABEL}={self.sweep_id}"})}
+        return {c.id for c in self.docker.containers.list(all=True, filters={"label": f"{SWEEP_LABEL}={self.sweep_id}"},
+                                                          ignore_removed=True)}
 
 
 def _kept(before: dict[str, str], after: dict[str, str]) -> None:

@@ -131,7 +131,7 @@ def _kill_after_the_oom(client, patience_s: float = 300) -> None:
     labels = [f"clawmark.owner_pid={os.getpid()}", "clawmark.role=swe-eval"]
     stop = time.monotonic() + patience_s  # a bound on waiting for the container, not a speed claim
     while time.monotonic() < stop:
-        for container in client.containers.list(filters={"label": labels}):
+        for container in client.containers.list(filters={"label": labels}, ignore_removed=True):
             if container.exec_run(["test", "-f", SEEN]).exit_code == 0:
                 container.kill()
                 return

@@ -59,7 +59,8 @@ class Watcher(threading.Thread):
     def run(self) -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not self.seen:
-            for container in self.docker.containers.list(filters={"label": f"clawmark.task={FIXTURE_TASK}"}):
+            for container in self.docker.containers.list(filters={"label": f"clawmark.task={FIXTURE_TASK}"},
+                                                         ignore_removed=True):
                 if self._root(container, "test -f /tmp_workspace/results/.turn-started")[0] == 0:
                     self._inspect(container)
                     return

@@ -46,4 +46,4 @@ def test_checks_run_in_a_separate_container_with_references_and_a_crash_is_a_fai
     assert (results["boom"].passed, results["boom"].crashed) == (False, True)
     assert results["boom"].detail.startswith("script exit 3")
     mine = {"label": ["clawmark.role=checks", f"clawmark.owner_pid={os.getpid()}"]}
-    assert not docker_client.containers.list(all=True, filters=mine)  # torn down
+    assert not docker_client.containers.list(all=True, filters=mine, ignore_removed=True)  # torn down

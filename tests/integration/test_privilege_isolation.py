@@ -133,14 +133,16 @@ def test_an_outside_name_fails_after_one_short_try_on_the_isolated_network():
 
 
 def test_the_engine_socket_is_never_mounted(docker_client):
-    before = {c.id for c in docker_client.containers.list(all=True, filters={"label": "clawmark.test=privilege"})}
+    before = {c.id for c in docker_client.containers.list(all=True, filters={"label": "clawmark.test=privilege"},
+                                                          ignore_removed=True)}
     for source in ("/var/run/docker.sock", "/run/docker.sock", "/var/run", "/"):
         with pytest.raises(ValueError, match="engine's socket"):
             Sandbox.provision(SandboxConfig(image=ensure_image("base"), labels=LABEL,
                                             volumes={source: {"bind": "/mnt/engine", "mode": "ro"}}))
-    after = {c.id for c in docker_client.containers.list(all=True, filters={"label": "clawmark.test=privilege"})}
+    after = {c.id for c in docker_client.containers.list(all=True, filters={"label": "clawmark.test=privilege"},
+                                                         ignore_removed=True)}
     assert after == before  # refused before anything was created
-    for container in docker_client.containers.list(filters={"label": "clawmark.managed=true"}):
+    for container in docker_client.containers.list(filters={"label": "clawmark.managed=true"}, ignore_removed=True):
         sources = [m.get("Source", "") for m in container.attrs.get("Mounts", [])]
         assert not any(s.endswith("docker.sock") for s in sources), container.name
 

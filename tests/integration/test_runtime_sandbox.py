@@ -143,7 +143,7 @@ def test_failed_start_leaves_no_container(python_image, docker_client, tmp_path)
     with pytest.raises(docker.errors.APIError, match="start"):
         Sandbox.provision(SandboxConfig(image=python_image, volumes={str(tmp_path / "a-file"): {"bind": "/usr", "mode": "ro"}},
                                         labels={"clawmark.test": "failed-start"}))
-    assert docker_client.containers.list(all=True, filters={"label": label}) == []
+    assert docker_client.containers.list(all=True, filters={"label": label}, ignore_removed=True) == []
 
 
 def test_missing_image_is_a_typed_error():

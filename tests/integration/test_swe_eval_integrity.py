@@ -154,7 +154,7 @@ def _kill_when_tests_run(client, patience_s: float = 300) -> None:
     labels = [f"clawmark.owner_pid={os.getpid()}", "clawmark.role=swe-eval"]
     stop = time.monotonic() + patience_s  # a generous bound on waiting for the container, not a speed claim
     while time.monotonic() < stop:
-        for container in client.containers.list(filters={"label": labels}):
+        for container in client.containers.list(filters={"label": labels}, ignore_removed=True):
             if container.exec_run(["test", "-f", "/tmp/clawmark-eval/tests.txt"]).exit_code == 0:
                 container.kill()
                 return

@@ -56,7 +56,7 @@ def test_instance_whose_base_already_holds_the_fix_is_refused(docker_client):
         with InstanceEnv(leaky, SMALL.model_copy(update={"labels": {"clawmark.test": marker}})):
             pytest.fail("a leaking instance must not be handed to a claw")
     assert any(fix in finding for finding in info.value.findings)
-    left = docker_client.containers.list(all=True, filters={"label": f"clawmark.test={marker}"})
+    left = docker_client.containers.list(all=True, filters={"label": f"clawmark.test={marker}"}, ignore_removed=True)
     assert left == []
 
 

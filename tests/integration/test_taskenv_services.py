@@ -25,7 +25,7 @@ def package_with(tmp_path, task_id: str, services: list[dict], files: dict[str, 
 
 
 def assert_no_container_left(docker_client, task_id: str) -> None:
-    left = docker_client.containers.list(all=True, filters={"label": f"clawmark.task={task_id}"})
+    left = docker_client.containers.list(all=True, filters={"label": f"clawmark.task={task_id}"}, ignore_removed=True)
     assert left == []
 
 
