@@ -18,6 +18,7 @@ from clawmark.judge.info_firewall import firewall
 from clawmark.judge.simulator import SimulatorFailed, simulate
 from clawmark.judge.supervisor import SupervisorFailed, judge_turn
 from tests.support.judge_tasks import write_results, write_task
+from tests.support.scripted_server import own_scripted_model
 from tests.unit.judge.test_judge_evidence import PNG
 
 SNAPSHOT = "Use the offline snapshot sources/ledger_snapshot.json and save /tmp_workspace/results/summary.json."
@@ -54,7 +55,7 @@ def cassettes(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory):
-    with GatewayServer(GatewayConfig(ledger_dir=tmp_path_factory.mktemp("ledgers"))) as gw:
+    with own_scripted_model(), GatewayServer(GatewayConfig(ledger_dir=tmp_path_factory.mktemp("ledgers"))) as gw:
         yield gw
 
 

@@ -120,7 +120,9 @@ def test_a_run_the_gateway_stopped_is_typed_as_the_gateways_error(tmp_path):
 
     ledger = tmp_path / "ledger.jsonl"
     models = dict.fromkeys(("executor", "supervisor", "user_simulator"), "scripted/gateway-test")
-    with GatewayServer(GatewayConfig(ledger_dir=tmp_path)) as gw:
+    from tests.support.scripted_server import own_scripted_model
+
+    with own_scripted_model(), GatewayServer(GatewayConfig(ledger_dir=tmp_path)) as gw:
         tokens = register(gw, "capped", models, {"executor": 1.0, "supervisor": 0.0, "user_simulator": 1.0}, ledger)
         sent = lambda role: httpx.post(host_url(gw, "capped", role) + "/responses", timeout=30,  # noqa: E731
                                        headers={"authorization": f"Bearer {tokens[role]}"},
