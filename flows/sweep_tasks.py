@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect import task
+from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from clawmark.results import ResultStore
 from clawmark.results.history import keep_replaced
 from clawmark.sweeps import Cell, SweepPlan
 from clawmark.sweeps.cell_preflight import disk_preflight
+from clawmark.sweeps.engine_gate import engine_back
 from clawmark.sweeps.slots import slot_lease_s, slots_of
 from flows.attempt import retry_infra_only, run_attempt
 from flows.slot_lease import held_slots
@@ -35,6 +36,9 @@ def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> d
     disk_preflight(store.artifacts_root)  # below the floor: prune instance images, wait, or DiskLow (infra)
     keep_replaced(store, plan.spec.sweep_id, cell.cell_key)  # a retried or forced cell's old row stays readable
     with held_slots(slots_of(cell.model), slot_lease_s()):
+        # Checked again here, not only when the cell was submitted: on a loaded machine the task
+        # can start seconds later, and the engine may have gone away in between.
+        engine_back(get_run_logger())
         row = run_attempt(plan, cell, store, gateway)
     return {"cell_key": row.cell_key, "task_id": row.task_id, "claw": row.claw, "model": row.model,
             "status": str(row.status), "cost_usd": row.cost_usd}
