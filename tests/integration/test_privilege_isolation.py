@@ -141,7 +141,8 @@ def test_the_engine_socket_is_never_mounted(docker_client):
                                             volumes={source: {"bind": "/mnt/engine", "mode": "ro"}}))
     after = {c.id for c in docker_client.containers.list(all=True, filters={"label": "clawmark.test=privilege"},
                                                          ignore_removed=True)}
-    assert after == before  # refused before anything was created
+    # refused before anything was created (another test's container of the label may end meanwhile)
+    assert after <= before
     for container in docker_client.containers.list(filters={"label": "clawmark.managed=true"}, ignore_removed=True):
         sources = [m.get("Source", "") for m in container.attrs.get("Mounts", [])]
         assert not any(s.endswith("docker.sock") for s in sources), container.name
