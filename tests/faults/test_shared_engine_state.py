@@ -237,3 +237,33 @@ def test_the_demo_sweep_on_a_fresh_engine_ends_with_no_error_row(on_fresh_engine
     errors = {key: (row["status"], row["error_message"]) for key, row in found.items() if row["status"] in ERROR_STATUSES}
     assert errors == {}
     assert _named(on_fresh_engine, "network", "clawmark-") == sorted(NETWORKS)
+
+
+def test_prune_on_a_fresh_engine_removes_stale_images_while_another_process_removes_some(on_fresh_engine,
+                                                                                           tmp_path):
+    """Stale clawmark images (each its own id) are pruned while another client removes some of the
+    same ones; the prune finishes (an image gone between its listing and its removal is a failure
+    line, never a crash), nothing stale is left, and every current image stays."""
+    import tarfile
+    import threading
+
+    from clawmark.runtime.images import prune_images
+
+    empty = tmp_path / "empty.tar"
+    with tarfile.open(empty, "w"):
+        pass
+    current = {t for t in on_fresh_engine.docker("images", "--format", "{{.Repository}}:{{.Tag}}").stdout.split()
+               if t.startswith("clawmark/")}
+    stale = [f"clawmark/base:{n:012d}" for n in range(12)]
+    for n, ref in enumerate(stale):  # a distinct label, so a distinct image id
+        on_fresh_engine.docker("import", "--change", "LABEL clawmark.managed=true",
+                               "--change", f"LABEL clawmark.test-stale={n}", str(empty), ref)
+    other = threading.Thread(target=lambda: on_fresh_engine.docker("rmi", *stale[::2], check=False))
+    other.start()
+    removed, failed = prune_images()
+    other.join(60)
+    left = set(on_fresh_engine.docker("images", "--format", "{{.Repository}}:{{.Tag}}").stdout.split())
+    assert not left & set(stale), sorted(left & set(stale))
+    assert current <= left  # every current image stays
+    assert set(removed) | {line.split(": ", 1)[0] for line in failed} <= set(stale)
+    assert set(stale[1::2]) <= set(removed)  # the ones nobody else removed, the prune did
