@@ -11,9 +11,9 @@ says, as Prefect does. The lease is renewed and released by Prefect's own helper
 from __future__ import annotations
 
 import random
-from time import sleep
 from collections.abc import Iterator
 from contextlib import contextmanager
+from time import sleep
 from uuid import UUID
 
 from prefect.client.orchestration import get_client

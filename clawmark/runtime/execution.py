@@ -115,11 +115,18 @@ def _wait(api, container_id: str, exec_id: str, token: str, reader: threading.Th
     return not reader.is_alive()
 
 
+# Whether the process /proc/$d carries the marker $m (set by _marker) in its environment.
+_CARRIES_MARKER = "tr '\\000' '\\n' < \"$d/environ\" 2>/dev/null | grep -qxF \"$m\""
+
+
+def _marker(token: str) -> str:
+    return f"m={shlex.quote(f'{MARKER_VAR}={token}')};"
+
+
 def _marked_processes_left(api, container_id: str, token: str) -> bool:
     """Whether a process carrying the command's marker still runs (a background child); True
     when it cannot be told (the container went away): the short drain then stands."""
-    script = (f"m={shlex.quote(f'{MARKER_VAR}={token}')}; for d in /proc/[0-9]*; do "
-              "tr '\\000' '\\n' < \"$d/environ\" 2>/dev/null | grep -qxF \"$m\" && exit 0; done; exit 1")
+    script = f"{_marker(token)} for d in /proc/[0-9]*; do {_CARRIES_MARKER} && exit 0; done; exit 1"
     try:
         probe = api.exec_create(container_id, ["sh", "-c", script], user="0")["Id"]
         api.exec_start(probe)
@@ -139,9 +146,7 @@ def _pump(sock, out: _BoundedBuffer, err: _BoundedBuffer) -> None:
 def _kill_tree(api, container_id: str, token: str) -> None:
     """Kill every process carrying the marker, plus its process group and session."""
     script = (
-        f"m={shlex.quote(f'{MARKER_VAR}={token}')}; "
-        "for round in 1 2 3; do for d in /proc/[0-9]*; do "
-        "tr '\\000' '\\n' < \"$d/environ\" 2>/dev/null | grep -qxF \"$m\" || continue; "
+        f"{_marker(token)} for round in 1 2 3; do for d in /proc/[0-9]*; do {_CARRIES_MARKER} || continue; "
         "set -- $(sed 's/.*) //' \"$d/stat\" 2>/dev/null); "
         "[ \"${3:-0}\" -gt 1 ] && kill -9 -- \"-$3\" 2>/dev/null; "
         "[ \"${4:-0}\" -gt 1 ] && pkill -9 -s \"$4\" 2>/dev/null; "
