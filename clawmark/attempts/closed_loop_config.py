@@ -15,7 +15,7 @@ from clawmark.claws.profiles import ProfileUse
 from clawmark.webproxy.config import WebProxyConfig
 
 # Fields of the shared base the closed-loop track did not have before it (see later_fields_at_default).
-LATER_FIELDS = ("stop_grace_s", "fallback_price")
+LATER_FIELDS = ("stop_grace_s", "fallback_price", "cache_setup")
 
 
 class ClosedLoopAttemptConfig(AttemptConfig):
@@ -52,6 +52,9 @@ class ClosedLoopAttemptConfig(AttemptConfig):
     executor: Literal["auto", "root", "user"] = Field(
         "auto", description="Who the executor is, inside a container that keeps its dropped capabilities and "
         "no-new-privileges: root (upstream's), user (uid 1000), auto = root for upstream-layout tasks.")
+    cache_setup: bool = Field(True, description="Start each attempt from the task's set-up captured once per input "
+                              "hash (clawmark/taskenv/setup_cache.py): the claw sees the same world, the oneshot "
+                              "services (apt, pip, fixtures) run once per task, not once per attempt.")
     env_file: Path | None = Field(None, description="KEY=VALUE file of the tasks' `.privacy` values (as upstream's "
                                   "configs/privacy.local.env), over the environment; each value reaches the "
                                   "executor's environment only. Not part of the protocol: where keys live is no "

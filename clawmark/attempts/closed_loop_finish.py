@@ -84,7 +84,7 @@ def _row(s: ClosedLoopAttempt, outcome: ClosedLoopOutcome) -> AttemptRow:
         network_policy=config.network_policy, snapshot_mode=config.snapshot,
         **row_web_counts(layout.artifacts / "web"), **cross_check,
         runtime_profile=runtime_profile(s.task, config.executor), judge_mode=config.judge,
-        supervisor_model=s.models["supervisor"],
+        supervisor_model=s.models["supervisor"], **(s.env.setup_state if s.env is not None else {}),
     )
 
 

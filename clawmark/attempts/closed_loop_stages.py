@@ -119,14 +119,16 @@ def env_config(s: ClosedLoopAttempt) -> TaskEnvConfig:
     return TaskEnvConfig(image=task_image(s.task, c.image), network_policy=c.network_policy, snapshot=c.snapshot,
                          base_skills=c.base_skills, service_timeout_s=c.service_timeout_s,
                          service_ready_s=c.service_ready_s, labels=labels, credentials=credentials,
+                         cache_setup=c.cache_setup,
                          executor_user=executor_user_of(runtime_profile(s.task, c.executor)))
 
 
 def _environment(s: ClosedLoopAttempt, ctx: ClawContext) -> TaskEnv | ProxiedTaskEnv:
     config = env_config(s)
-    extra = {k: v for k, v in s.claw.docker_args(ctx).items() if k in ("env", "volumes")}
-    if extra:  # a claw running in the container brings its home and environment
-        config = config.model_copy(update={k: {**getattr(config, k), **v} for k, v in extra.items()})
+    extra = s.claw.docker_args(ctx)
+    if extra.get("env") or extra.get("volumes"):  # a claw running in the container brings its home and environment
+        config = config.model_copy(update={"claw_env": dict(extra.get("env") or {}),
+                                           "volumes": {**config.volumes, **(extra.get("volumes") or {})}})
     if s.config.web is not None:  # the web proxy in front of the container (clawmark/webproxy)
 
         return ProxiedTaskEnv(s.task, config, s.layout.logs, s.config.web, s.layout.artifacts / "web",

@@ -116,6 +116,10 @@ class TaskSpec(BaseModel):
     executor_credentials: bool | None = Field(None, exclude_if=lambda value: value is None,
                                               description="Do the `.privacy` values reach the executor's environment? "
                                               "Unset: yes for upstream-layout tasks, no for clawmark's own.")
+    # clawmark's own field too: a task whose set-up must be fresh for every attempt (clawmark/taskenv/setup_cache.py).
+    setup_cache: bool | None = Field(None, exclude_if=lambda value: value is None,
+                                     description="May the set-up before the first turn be captured once and "
+                                     "reused? Unset: yes, unless it reads today's date.")
     codex: CodexSettings = Field(default_factory=CodexSettings)
 
     @model_validator(mode="before")

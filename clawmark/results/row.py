@@ -136,6 +136,9 @@ class AttemptRow(BaseModel):
     usage_mismatch: str | None = Field(None, description="How the claw's own usage disagrees with the gateway ledger; null when it agrees or reports none.")
     web_hits: NonNegativeInt | None = Field(None, description="Web replay: requests served from the task's web archive; null when the web proxy was off.")
     web_misses: NonNegativeInt | None = Field(None, description="Web replay: requests not in the archive (refused, or fetched live in replay-or-live).")
+    setup_cache: str | None = Field(None, description="Closed-loop: where the set-up before the first turn came "
+                                    "from: captured (this attempt captured it), hit (captured before), or `off: why`.")
+    setup_cache_key: str | None = Field(None, description="Closed-loop: the input hash of that captured set-up.")
     supervisor_model: str | None = Field(None, description="Closed-loop: the model that judged the turns (the supervisor route's pinned model).")
     rejudge_of: str | None = Field(None, description="Closed-loop re-judge: attempt_id of the attempt whose saved turns this row judged again; null for an attempt run here.")
     imported_from: str | None = Field(None, description="Set on rows imported from a published table (source, commit, file "

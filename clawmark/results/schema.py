@@ -95,6 +95,8 @@ _PROVENANCE = [
     ("usage_mismatch", pa.string()),
     ("web_hits", pa.int64()),
     ("web_misses", pa.int64()),
+    ("setup_cache", pa.string()),
+    ("setup_cache_key", pa.string()),
     ("supervisor_model", pa.string()),
     ("rejudge_of", pa.string()),
     ("imported_from", pa.string()),

@@ -185,9 +185,11 @@ def pin_protocol(spec: SweepSpec, store: ResultStore) -> str:
     check_prices(spec, select_instances(spec))
     protocol = {"protocol_version": PROTOCOL_VERSION, "attempt": spec.attempt.model_dump(mode="json")}
     if spec.closed_loop is not None:  # absent for patch-only sweeps, so their pinned hash holds
-        unpinned = {"env_file", *spec.closed_loop.attempt.later_fields_at_default()}  # earlier pins hold
+        # the set-up cache changes how fast, not what is measured: a resume may turn it on or off
+        unpinned = {"env_file", "cache_setup", *spec.closed_loop.attempt.later_fields_at_default()}
         protocol["closed_loop"] = spec.closed_loop.model_dump(
             mode="json", exclude={"claws": True, "tasks": True, "suite": True, "judge": True,  # judge: in attempt
+                                  "cache_setup": True,
                                   "attempt": unpinned})
     return store.pin_config(spec.sweep_id, protocol)
 

@@ -61,6 +61,8 @@ class ClosedLoopPart(BaseModel, extra="forbid", hide_input_in_errors=True):
                                    "names in tasks_catalog/base_skills, or skill folders (relative to the sweep file).")
     judge: Literal["prompt", "agent"] | None = Field(None, description="How the judges run (lands in "
                                                      "attempt.judge): prompt or agent; none = the attempt's.")
+    cache_setup: bool | None = Field(None, description="Start attempts from each task's set-up captured once "
+                                     "(lands in attempt.cache_setup; default on); false = every attempt sets up anew.")
     attempt: ClosedLoopAttemptConfig = Field(default_factory=ClosedLoopAttemptConfig, description="The fixed protocol.")
 
     @field_validator("base_skills")
@@ -90,6 +92,10 @@ class ClosedLoopPart(BaseModel, extra="forbid", hide_input_in_errors=True):
             if self.attempt.judge != self.judge and "judge" in self.attempt.model_fields_set:
                 raise ValueError("give the judge once: closed_loop.judge or closed_loop.attempt.judge")
             update["judge"] = self.judge
+        if self.cache_setup is not None:
+            if self.attempt.cache_setup != self.cache_setup and "cache_setup" in self.attempt.model_fields_set:
+                raise ValueError("give cache_setup once: closed_loop.cache_setup or closed_loop.attempt.cache_setup")
+            update["cache_setup"] = self.cache_setup
         if update:
             self.attempt = self.attempt.model_copy(update=update)
         return self

@@ -35,6 +35,11 @@
    live in `/tmp_workspace/clawbench/logs/services/<name>.log`; `/tmp_workspace` is then
    handed to the executor again (what services seeded becomes its own).
 
+With `config.cache_setup` (a sweep's default) steps 2-5 up to the first background service run
+once per input hash in a capture container and every attempt starts from the committed image,
+starting its background services and hooks again (clawmark/taskenv/setup_cache.py; the record
+and the row say `setup_cache`: captured, hit, or off and why).
+
 Who the executor is (`runtime_profile`, recorded in the row and the cell key): `root-least`
 for upstream-layout tasks, as upstream's runner (its tasks apt-install software), or
 `user-least`, uid:gid 1000:1000 (`claw`; created when the image lacks it), for clawmark's own.

@@ -60,8 +60,13 @@ class TaskEnvConfig(BaseModel):
     extra_hosts: dict[str, str] = Field(default_factory=lambda: dict(HOST_ALIASES), description="/etc/hosts "
                                         "entries name -> IP or 'host-gateway' (the host, as upstream's --add-host).")
     shm_size_mb: int = Field(SHM_SIZE_MB, gt=0, description="Size of /dev/shm (upstream: 2g).")
-    volumes: dict = Field(default_factory=dict, description="Extra mounts (claw homes); none may lie in the task package.")
+    volumes: dict = Field(default_factory=dict, description="Extra mounts (claw homes), the attempt's container only; "
+                           "none may lie in the task package.")
     labels: dict[str, str] = Field(default_factory=dict, description="Extra labels (sweep, cell, attempt).")
+    claw_env: dict[str, str] = Field(default_factory=dict, description="The claw's environment (its home, its "
+                                     "settings): the attempt's container only, never a set-up capture.")
+    cache_setup: bool = Field(False, description="Start from the set-up captured for this task's inputs "
+                              "(clawmark/taskenv/setup_cache.py); the first attempt of a key captures it.")
     max_results_bytes: int = Field(512 * 2**20, gt=0, description="Cap on one copy of /tmp_workspace/results.")
 
     def for_task(self, task) -> "TaskEnvConfig":

@@ -26,6 +26,7 @@ from clawmark.taskenv.errors import PreExecFailed, TaskEnvError
 from clawmark.taskenv.package_guard import PackageGuard, attempt_copy, keep_hidden_only, reload
 from clawmark.taskenv.pre_exec import run_pre_exec
 from clawmark.taskenv.services import save_service_logs, start_services
+from clawmark.taskenv.setup_cache import cached_image, left_running, plan_setup, processes, read_record
 
 LIFETIME_MARGIN_S = 1800
 
@@ -69,6 +70,9 @@ class TaskEnv(ForwardsToSandbox):
         self.logs_dir = Path(logs_dir) if logs_dir else Path(tempfile.mkdtemp(prefix="clawmark-taskenv-"))
         self.sandbox: Sandbox | None = None
         self.skipped_links: list[str] = []
+        self.setup_state: dict[str, str | None] = {"setup_cache": "off: cache_setup is false",
+                                                     "setup_cache_key": None}
+        self._restored: list[str] | None = None  # services the set-up image already ran
         self._proxy_client: str | None = None
 
     def __enter__(self):
@@ -96,7 +100,8 @@ class TaskEnv(ForwardsToSandbox):
         """The container, with nothing of the package in it yet; gone again if this fails."""
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         _refuse_package_mounts(self.task, self.config)
-        self.sandbox = _provision(self.task, self.config)
+        image = self._setup_image() if self.config.cache_setup else None
+        self.sandbox = _provision(self.task, self.config, image)
         try:
             self._proxy_client = _register_with_proxy(self.sandbox, self.config)
         except BaseException:
@@ -154,25 +159,64 @@ class TaskEnv(ForwardsToSandbox):
 
     def _prepare(self) -> None:
         sandbox, task, config = self.sandbox, self.task, self.config
+        if self._restored is None:
+            injected, done = self._lay_out_and_inject(sandbox), set()
+        else:  # the set-up image holds the layout, the package and what its oneshot services made
+            injected, done = read_record(sandbox)["injected"], set(self._restored)
+        self._record(injected)
+        for hook in self.before_services:
+            hook(sandbox)
+        start_services(sandbox, [s for s in task.services if s.spec.name not in done], injected["services"],
+                       config, self.logs_dir)
+        # What oneshot services seeded as root becomes the executor's, as upstream's root executor had it.
+        _as_root(sandbox, ["chown", "-R", config.executor_user, WORKSPACE], "hand /tmp_workspace to the executor")
+
+    def _lay_out_and_inject(self, sandbox) -> dict[str, list[str] | dict[str, str]]:
+        task, config = self.task, self.config
         uid, gid = config.uid_gid
         _as_root(sandbox, ["bash", "-c", PREPARE_SCRIPT, "prepare", str(uid), str(gid)], "prepare the task layout")
         for hook in self.on_layout:
             hook(sandbox)
-        injected = {
+        return {
             "sources": inject_sources(sandbox, task, config.snapshot, config.uid_gid),
             "skills": inject_skills(sandbox, task, config.base_skills),
             "services": inject_services(sandbox, task),
         }
-        self._record(injected)
-        for hook in self.before_services:
-            hook(sandbox)
-        start_services(sandbox, task, injected["services"], config, self.logs_dir)
-        # What oneshot services seeded as root becomes the executor's, as upstream's root executor had it.
-        _as_root(sandbox, ["chown", "-R", config.executor_user, WORKSPACE], "hand /tmp_workspace to the executor")
+
+    def _setup_image(self) -> str | None:
+        """The captured set-up to start from (captured now when it is the key's first attempt),
+        or None (the row's `setup_cache` says why)."""
+        base = self.config.image or ensure_image(WORKSTATION_RECIPE)
+        plan = plan_setup(self.task, self.config, self.before_services, self.on_layout, base)
+        self.setup_state = {"setup_cache": f"off: {plan.off}" if plan.off else None, "setup_cache_key": plan.key}
+        if plan.off:
+            return None
+        bound = self.config.service_timeout_s * (len(plan.cached_services) + 1) + LIFETIME_MARGIN_S
+        image, state = cached_image(plan, lambda: self._capture(plan), lock_timeout_s=bound)
+        self.setup_state["setup_cache"] = state
+        self._restored = list(plan.cached_services) if image else None
+        return image
+
+    def _capture(self, plan) -> tuple:
+        """A container no claw enters, set up as far as the plan caches: (sandbox, record, why not)."""
+        config = self.config.model_copy(update={"claw_env": {}, "volumes": {}, "labels": {"clawmark.setup_key": plan.key}})
+        sandbox = _provision(self.task, config, None, role="setup-capture")
+        try:
+            injected = self._lay_out_and_inject(sandbox)
+            for hook in self.before_services:
+                hook(sandbox)
+            before = processes(sandbox)
+            cached = [s for s in self.task.services if s.spec.name in plan.cached_services]
+            start_services(sandbox, cached, injected["services"], config, self.logs_dir / "setup-capture")
+            why = left_running(sandbox, before)
+        except BaseException:
+            sandbox.teardown()
+            raise
+        return sandbox, {"key": plan.key, "injected": injected, "services": plan.cached_services}, why
 
     def _record(self, injected: dict) -> None:
         declared = {name.removeprefix("skills/").strip("/") for name in self.task.spec.skills}
-        record = {"task_id": self.task.task_id, "image": self.sandbox.config.image,
+        record = {"task_id": self.task.task_id, "image": self.sandbox.config.image, **self.setup_state,
                   "network_policy": self.config.network_policy, "snapshot": self.config.snapshot,
                   "executor_user": self.config.executor_user, **injected,
                   "skills_missing": sorted(declared - set(injected["skills"]))}
@@ -186,18 +230,20 @@ def executor_gets_credentials(task) -> bool:
     return task.layout == "uniclaw" if chosen is None else chosen
 
 
-def _provision(task, config: TaskEnvConfig):
+def _provision(task, config: TaskEnvConfig, image: str | None, role: str = "task-env"):
+    """The container, of `image` (a captured set-up) or the config's; a capture (`role`) gets no claw environment."""
     # `full` is the routed clawmark-open network; the sandbox maps the gateway host name on both.
-    network, env = ("bridge" if config.network_policy == "full" else "gateway"), dict(config.env)
+    network = "bridge" if config.network_policy == "full" else "gateway"
+    env = {**config.env, **config.claw_env}
     if config.network_policy == "registries-only":
         env.update(proxy_env(registry_proxy()[1]))
     if executor_gets_credentials(task):  # as upstream's `docker run -e KEY=VALUE` of each `.privacy` key
         env.update(config.credentials)
-    labels = {"clawmark.role": "task-env", "clawmark.task": task.task_id[:60],
+    labels = {"clawmark.role": role, "clawmark.task": task.task_id[:60],
               "clawmark.network_policy": config.network_policy,
               "clawmark.snapshot": str(config.snapshot).lower(), **config.labels}
     return Sandbox.provision(SandboxConfig(
-        image=config.image or ensure_image(WORKSTATION_RECIPE), cpus=config.cpus, memory_mb=config.memory_mb,
+        image=image or config.image or ensure_image(WORKSTATION_RECIPE), cpus=config.cpus, memory_mb=config.memory_mb,
         pids_limit=config.pids_limit, network=network, user=config.executor_user, workdir=WORKSPACE,
         env=env, labels=labels, lifetime_seconds=config.lifetime_seconds or _lifetime(task, config),
         extra_hosts=config.extra_hosts, shm_size_mb=config.shm_size_mb,

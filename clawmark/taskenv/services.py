@@ -37,13 +37,13 @@ echo $! > "{SERVICE_STATE_DIR}/$name.pid"
 """
 
 
-def start_services(sandbox, task, folders: dict[str, str], config, logs_dir: Path) -> None:
-    """Every service in declaration order; raises ServiceFailed with the log saved."""
-    if not task.services:
+def start_services(sandbox, services: list, folders: dict[str, str], config, logs_dir: Path) -> None:
+    """These services (a task's, in declaration order); raises ServiceFailed with the log saved."""
+    if not services:
         return
     sandbox.write_file(LAUNCHER, LAUNCHER_TEXT.encode(), mode=0o700)
     sandbox.exec(["chown", "0:0", LAUNCHER], timeout_s=30, user="0")
-    for service in task.services:
+    for service in services:
         spec = service.spec
         if spec.oneshot:
             _run_oneshot(sandbox, spec, folders[spec.name], config.service_timeout_s, logs_dir)

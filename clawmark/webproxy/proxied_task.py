@@ -48,6 +48,11 @@ class ProxiedTaskEnv(ForwardsToSandbox):
     def sandbox(self) -> Sandbox | None:  # type: ignore[override]  # the inner TaskEnv's container
         return self.inner.sandbox if self.inner is not None else None
 
+    @property
+    def setup_state(self) -> dict[str, str | None]:
+        return self.inner.setup_state if self.inner is not None else {"setup_cache": "off: web proxy",
+                                                                     "setup_cache_key": None}
+
     # TaskEnv's three steps (pre_exec, start, prepare), for a caller that runs them one by one.
     def pre_exec(self) -> None:
         self.package_env.pre_exec()  # on the host: no proxy involved

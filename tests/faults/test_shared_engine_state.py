@@ -267,3 +267,57 @@ def test_prune_on_a_fresh_engine_removes_stale_images_while_another_process_remo
     assert current <= left  # every current image stays
     assert set(removed) | {line.split(": ", 1)[0] for line in failed} <= set(stale)
     assert set(stale[1::2]) <= set(removed)  # the ones nobody else removed, the prune did
+
+
+CAPTURE_IN_ANOTHER_PROCESS = """
+import json, sys
+from pathlib import Path
+from clawmark.catalog.package import load_task
+from clawmark.taskenv import TaskEnv, TaskEnvConfig
+env = TaskEnv(load_task(Path(sys.argv[1])), TaskEnvConfig(image=sys.argv[2], cache_setup=True), Path(sys.argv[3]))
+with env as sandbox:
+    token = sandbox.exec("cat /opt/tool/token", timeout_s=60).stdout
+print(json.dumps([env.setup_state["setup_cache"], token]))
+"""
+
+
+def test_attempts_of_one_task_in_two_processes_at_once_capture_its_setup_once(on_fresh_engine, tmp_path,
+                                                                                monkeypatch):
+    """Three attempts of one task start together on a fresh engine (two threads here, one in
+    another process): one captures the set-up, the others start from it: one image, one token."""
+    import os
+    import threading
+
+    from clawmark.runtime.images import image_ref
+    from clawmark.taskenv.setup_cache import REPOSITORY
+    from tests.support.taskenv_fixtures import make_package, task_env
+
+    monkeypatch.setenv("CLAWMARK_HOME", str(tmp_path / "home"))
+    install = "mkdir -p /opt/tool; sleep 3; head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \\n' > /opt/tool/token\n"
+    package = make_package(tmp_path, "task_setup_race", {"services/install/install.sh": install},
+                           services=[{"name": "install", "start": "bash install.sh", "oneshot": True}])
+    image = image_ref("workstation")
+    other = subprocess.Popen([sys.executable, "-c", CAPTURE_IN_ANOTHER_PROCESS, str(package), image, str(tmp_path / "p")],
+                             env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}, stdout=subprocess.PIPE, text=True)
+    seen, errors = [], []
+
+    def attempt(n: int) -> None:
+        try:
+            env = task_env(package, image, tmp_path / f"logs{n}", cache_setup=True)
+            with env as sandbox:
+                seen.append([env.setup_state["setup_cache"], sandbox.exec("cat /opt/tool/token", timeout_s=60).stdout])
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(600)
+    out, _ = other.communicate(timeout=600)
+    assert not errors and other.returncode == 0, (errors, out)
+    seen.append(json.loads(out.strip().splitlines()[-1]))
+    assert sorted(state for state, _ in seen) == ["captured", "hit", "hit"]
+    assert len({token for _, token in seen}) == 1 and len(seen[0][1]) == 16
+    tags = on_fresh_engine.docker("images", REPOSITORY, "--format", "{{.Repository}}:{{.Tag}}").stdout.split()
+    assert len(tags) == 1 and not tags[0].split(":", 1)[1].startswith("partial-")

@@ -19,6 +19,7 @@ checks (tasks_catalog/closed_loop/README.md):
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from pathlib import Path
@@ -26,6 +27,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from clawmark.catalog import load_tasks
 from clawmark.cli.main import app
 from tests.support.closed_loop_fixtures import BUNDLED
 
@@ -53,6 +55,11 @@ FOLLOW_UPS = {"en_105_ticket_sync": "more tickets than the first page", "zh_201_
               "zh_202_error_code": "统计口径", "zh_204_pie_share": "以饼图本身为准"}
 
 
+@functools.cache
+def _bundled() -> dict:
+    return {task.task_id: task for task in load_tasks(BUNDLED)}
+
+
 def _run(task_id: str, tmp_path) -> dict:
     args = ["run", task_id, "--tasks", str(BUNDLED), "--claw", "reference", "--model", "scripted/cl-{task_id}",
             "--results", str(tmp_path / "results"), "--sweep-id", "suite", "--json"]
@@ -78,6 +85,10 @@ def test_bundled_task_ends_as_its_cassettes_imply(task_id, tmp_path, docker_clie
     assert [round(s, 6) for s in json.loads(row["turn_scores"])] == turn_scores
     assert (row["checks_passed"], row["checks_total"]) == (passed, total)
     assert json.loads(row["leak_flags"]) == []  # the follow-ups quote nothing hidden
+    services = _bundled()[task_id].services  # a set-up of oneshot services first is captured once
+    cached = bool(services) and services[0].spec.oneshot
+    assert row["setup_cache"] in ({"captured", "hit"} if cached else {"off: no oneshot set-up"})
+    assert (row["setup_cache_key"] is not None) is cached
     assert row["usage"]["executor"]["calls"] > 0 and row["usage"]["supervisor"]["calls"] == turns
     assert row["usage"]["user_simulator"]["calls"] == turns - 1
     if turns > 1:
