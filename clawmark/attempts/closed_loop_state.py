@@ -69,7 +69,7 @@ class ClosedLoopAttempt(AttemptState[ClosedLoopAttemptConfig, ClosedLoopOutcome]
 
     def start_container(self) -> None:
         self.ctx.sandbox = self.env.start()
-        self.container_up, self.image_id = True, self.ctx.sandbox.image_id
+        self.container_up, self.image_id = True, self.env.image_id
 
     def stop_container(self) -> None:
         self.container_up = False

@@ -73,6 +73,7 @@ class TaskEnv(ForwardsToSandbox):
         self.setup_state: dict[str, str | None] = {"setup_cache": "off: cache_setup is false",
                                                      "setup_cache_key": None}
         self._restored: list[str] | None = None  # services the set-up image already ran
+        self._base_image_id: str | None = None
         self._proxy_client: str | None = None
 
     def __enter__(self):
@@ -195,7 +196,14 @@ class TaskEnv(ForwardsToSandbox):
         image, state = cached_image(plan, lambda: self._capture(plan), lock_timeout_s=bound)
         self.setup_state["setup_cache"] = state
         self._restored = list(plan.cached_services) if image else None
+        self._base_image_id = plan.base_image_id if image else None
         return image
+
+    @property
+    def image_id(self) -> str | None:
+        """The id of the image the task's container is made of: its base, also when it started
+        from a captured set-up (whose key the row names apart)."""
+        return self._base_image_id or (self.sandbox.image_id if self.sandbox else None)
 
     def _capture(self, plan) -> tuple:
         """A container no claw enters, set up as far as the plan caches: (sandbox, record, why not)."""

@@ -58,6 +58,7 @@ class SetupPlan(BaseModel):
     key: str | None = None
     off: str | None = None  # why not, when not
     cached_services: list[str] = []
+    base_image_id: str | None = None
 
     @property
     def ref(self) -> str:
@@ -81,7 +82,7 @@ def plan_setup(task, config, hooks: tuple, on_layout: tuple, base_image: str) ->
         return SetupPlan(off=off)
     inputs = {
         "format": FORMAT, "task": task.content_hash(), "services": [s.spec.model_dump(mode="json") for s in prefix],
-        "image": _image_id(base_image), "executor_user": config.executor_user,
+        "image": (base_id := _image_id(base_image)), "executor_user": config.executor_user,
         "snapshot": config.snapshot, "network_policy": config.network_policy,
         "base_skills": skills_identity(config.base_skills or []), "env": sorted(config.env.items()),
         "extra_hosts": sorted(config.extra_hosts.items()), "hooks": [_name(h) for h in hooks],
@@ -89,7 +90,7 @@ def plan_setup(task, config, hooks: tuple, on_layout: tuple, base_image: str) ->
     key = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:24]
     if (marker := _marker(key)).is_file():
         return SetupPlan(off=json.loads(marker.read_text()).get("why", "not cacheable"))
-    return SetupPlan(key=key, cached_services=[s.spec.name for s in prefix])
+    return SetupPlan(key=key, cached_services=[s.spec.name for s in prefix], base_image_id=base_id)
 
 
 def cached_image(plan: SetupPlan, capture: Callable[[], tuple], lock_timeout_s: float) -> tuple[str | None, str]:

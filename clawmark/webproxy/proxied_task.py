@@ -49,6 +49,10 @@ class ProxiedTaskEnv(ForwardsToSandbox):
         return self.inner.sandbox if self.inner is not None else None
 
     @property
+    def image_id(self) -> str | None:
+        return self.inner.image_id if self.inner is not None else None
+
+    @property
     def setup_state(self) -> dict[str, str | None]:
         return self.inner.setup_state if self.inner is not None else {"setup_cache": "off: web proxy",
                                                                      "setup_cache_key": None}

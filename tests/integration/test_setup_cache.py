@@ -84,6 +84,8 @@ def test_the_second_attempt_starts_from_the_first_ones_setup_and_sees_the_same_w
         second = _attempt(package, workstation, tmp_path / "logs2")
         with second as sandbox:
             assert second.setup_state == {"setup_cache": "hit", "setup_cache_key": key}
+            assert sandbox.image_id == image.id  # started from the capture, recorded as its base:
+            assert second.image_id == shared_client().images.get(workstation).id
             assert as_executor(sandbox, "cat /opt/tool/token").stdout == token  # the install did not run again
             assert as_executor(sandbox, WORLD).stdout == world  # the same world, the claw's file not in it
             assert as_executor(sandbox, "curl -s localhost:18766/token").stdout == token
