@@ -7,7 +7,8 @@ runs it in a *capture* container that no claw ever enters, commits that containe
 as `clawmark-setup:<key>`, and every attempt (that one too) starts from the image; background
 services and the desktop start again in each attempt's own container, so the claw finds them live.
 
-- The key hashes everything that shapes the result: the task's content and the cached services'
+- The key hashes everything that shapes the result: the task's content (after its pre_exec, which
+  still runs on the host for every attempt: what it regenerated is in the key) and the cached services'
   specs, the base image's id, the executor user, snapshot mode, network policy, base skills,
   the container's task environment and host aliases, the hooks run before services. A changed
   input is a new key; `clawmark images prune` drops images of stale bases, the instance-image
@@ -15,8 +16,8 @@ services and the desktop start again in each attempt's own container, so the cla
 - Write-then-publish: the commit lands under a `partial-*` tag and is tagged `<key>` only once
   complete; only `<key>` is ever looked up, and the next capture of the key removes partials.
 - Not cached, and the row says why (`setup_cache: off: ...`): the sweep turned it off, the task
-  opts out (`setup_cache: false`) or its set-up reads today's date, pre_exec scripts (they run on
-  the host), `.privacy` values in the container, the web proxy (its CA and archive are the
+  opts out (`setup_cache: false`) or its set-up reads today's date, `.privacy` values in the
+  container (a secret would outlive the attempt in the image), the web proxy (its CA and archive are the
   attempt's), no oneshot set-up, or a oneshot service left a process running (it would be gone).
 """
 
@@ -73,7 +74,6 @@ def plan_setup(task, config, hooks: tuple, on_layout: tuple, base_image: str) ->
     off = (
         "the task opts out (setup_cache: false)" if task.spec.setup_cache is False else
         "web proxy (its CA and archive are the attempt's)" if on_layout else
-        "pre_exec runs on the host" if task.pre_exec_scripts else
         ".privacy values reach the set-up" if config.credentials and executor_gets_credentials(task) else
         "no oneshot set-up" if not prefix else
         _reads_date(task, prefix)

@@ -39,7 +39,6 @@ def test_a_start_command_that_reads_today_is_named_too(tmp_path):
 
 @pytest.mark.parametrize("spec, files, on_layout, credentials, why", [
     ({"setup_cache": False}, {}, (), {}, "the task opts out (setup_cache: false)"),
-    ({"pre_exec": ["pre_exec/make.sh"]}, {"pre_exec/make.sh": "true\n"}, (), {}, "pre_exec runs on the host"),
     ({}, {}, (print,), {}, "web proxy (its CA and archive are the attempt's)"),
     ({"executor_credentials": True}, {}, (), {"TOKEN": "s3cret"}, ".privacy values reach the set-up"),
 ])
@@ -72,6 +71,16 @@ def test_a_date_in_a_background_service_does_not_stop_the_cache(tmp_path, image_
     plan = _plan(tmp_path, files, services=services)
     assert plan.off is None and len(plan.key) == 24
     assert plan.cached_services == ["install"]
+
+
+def test_a_task_with_pre_exec_is_keyed_by_what_its_pre_exec_left(tmp_path, image_id):
+    """pre_exec still runs on the host for every attempt; the key is taken over the attempt's copy
+    after it, so a pre_exec that regenerates a source differently is another key."""
+    def key(folder, generated):
+        files = {"ops/make.sh": "true\n", "sources/generated.txt": generated}
+        return _plan(tmp_path / folder, files, services=ONESHOT, pre_exec=["ops/make.sh"]).key
+
+    assert key("a", "same\n") == key("b", "same\n") != key("c", "other\n")
 
 
 def test_every_input_of_the_setup_rekeys_it(tmp_path, image_id, monkeypatch):
