@@ -1,5 +1,5 @@
 """Set-up cache: an upstream task whose services install packages, provisioned three times in
-one run: once with the cache off (every attempt's cost before it), then attempt 1 (captures the
+one run, as an attempt does (a GUI task's desktop included): once with the cache off (every attempt's cost before it), then attempt 1 (captures the
 set-up) and attempt 2 (starts from it). The executor's first-turn view (its sources and skills
 with their digests, the installed tools and packages, its environment) must be equal in attempt
 1 and attempt 2, and in the uncached one: the claw sees the same world.
@@ -79,14 +79,18 @@ def main() -> int:
 def provision(task, folder: Path, cache: bool) -> dict:
     """pre_exec, container, injection and services of one attempt, timed; then its first-turn view."""
     from clawmark.taskenv import TaskEnv, TaskEnvConfig
+    from clawmark.taskenv.headed import HeadedRun, task_image
 
-    env = TaskEnv(task, TaskEnvConfig(network_policy="full", cache_setup=cache, labels={"clawmark.bench": "setup-cache"}),
-                  folder / "logs")
+    headed = HeadedRun(task, folder / "artifacts")  # a GUI task's desktop, before its services as upstream
+    config = TaskEnvConfig(image=task_image(task, None), network_policy="full", cache_setup=cache,
+                           labels={"clawmark.bench": "setup-cache"})
+    env = TaskEnv(task, config, folder / "logs", before_services=headed.before_services())
     began = time.monotonic()
     try:
         env.pre_exec()
         sandbox = env.start()
         env.prepare()
+        headed.begin(sandbox)
         seconds = time.monotonic() - began
         view = "\n".join(f"$ {cmd}\n{sandbox.exec(['bash', '-c', cmd], timeout_s=120).stdout}" for cmd in FIRST_TURN)
     finally:

@@ -24,6 +24,10 @@ class TaskHint(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     gui: bool | None = Field(None, description="The task needs the desktop (true) or not (false).")
+    setup_cache: bool | None = Field(None, description="Its set-up may be captured once and reused (true: what "
+                                     "reads today's date only stamps the set-up) or must be fresh (false). Read by "
+                                     "clawmark/taskenv/setup_cache.py, never put in the spec: how fast a task is "
+                                     "set up is no part of its identity.")
     why: str = Field(min_length=1, description="What in the task says so, for a reader of the overlay.")
 
 
@@ -51,6 +55,12 @@ def _parse(file: Path, _mtime_ns: int) -> Overlay:
         return Overlay.model_validate(data)
     except ValidationError as err:
         raise from_validation(file, err) from None
+
+
+def setup_cache_hint(task) -> tuple[bool | None, str]:
+    """The overlay's `setup_cache` for an upstream-layout task, and its reason."""
+    hint = load_overlay().tasks.get(task.task_id) if task.layout == "uniclaw" else None
+    return (hint.setup_cache, hint.why) if hint is not None else (None, "")
 
 
 def apply_overlay(spec, layout: str, overlay: Overlay | None = None) -> tuple[object, dict[str, str]]:

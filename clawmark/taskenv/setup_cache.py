@@ -16,7 +16,9 @@ services and the desktop start again in each attempt's own container, so the cla
 - Write-then-publish: the commit lands under a `partial-*` tag and is tagged `<key>` only once
   complete; only `<key>` is ever looked up, and the next capture of the key removes partials.
 - Not cached, and the row says why (`setup_cache: off: ...`): the sweep turned it off, the task
-  opts out (`setup_cache: false`) or its set-up reads today's date, `.privacy` values in the
+  opts out (`setup_cache: false`) or its set-up reads today's date (unless the task, or for an
+  upstream task tasks_catalog/overlays/uniclawbench.yaml, says `setup_cache: true`: reviewed, the
+  date only stamps the set-up), `.privacy` values in the
   container (a secret would outlive the attempt in the image), the web proxy (its CA and archive are the
   attempt's), no oneshot set-up, or a oneshot service left a process running (it would be gone).
 """
@@ -33,6 +35,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from clawmark import failpoint
+from clawmark.catalog.overlay import setup_cache_hint
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.engine_lock import engine_lock
 from clawmark.runtime.errors import ImageMissing
@@ -71,12 +74,14 @@ def plan_setup(task, config, hooks: tuple, on_layout: tuple, base_image: str) ->
     from clawmark.taskenv.env import executor_gets_credentials  # env.py imports this module
 
     prefix = _oneshot_prefix(task)
+    chosen, why = (task.spec.setup_cache, "") if task.spec.setup_cache is not None else setup_cache_hint(task)
     off = (
-        "the task opts out (setup_cache: false)" if task.spec.setup_cache is False else
+        "the task opts out (setup_cache: false)" if chosen is False and not why else
+        f"the overlay says its set-up must be fresh ({why})" if chosen is False else
         "web proxy (its CA and archive are the attempt's)" if on_layout else
         ".privacy values reach the set-up" if config.credentials and executor_gets_credentials(task) else
         "no oneshot set-up" if not prefix else
-        _reads_date(task, prefix)
+        None if chosen else _reads_date(task, prefix)  # reviewed: its date reads only stamp the set-up
     )
     if off:
         return SetupPlan(off=off)

@@ -41,3 +41,35 @@ def test_the_desktop_is_up_before_services_with_the_a11y_variables(desktop_image
         assert (tmp_path / "artifacts" / "desktop.json").is_file()
         shown = as_executor(sandbox, "echo $GTK_MODULES $QT_ACCESSIBILITY; xdpyinfo -display :99 | grep -c dimensions")
         assert shown.stdout.split() == ["gail:atk-bridge", "1", "1"]
+
+
+def test_a_desktop_first_setup_is_captured_once_and_each_attempt_gets_its_own_desktop(desktop_image, tmp_path,
+                                                                                      monkeypatch):  # noqa: F811
+    """The GUI set-up runs once, with the desktop up, in the capture; each attempt's container
+    starts from it and brings its own desktop up again (the capture's X lock does not stop it)."""
+    from clawmark.runtime.engine import shared_client
+    from clawmark.taskenv.setup_cache import REPOSITORY
+
+    monkeypatch.setenv("CLAWMARK_HOME", str(tmp_path / "home"))
+    files = {"services/gui-setup/check.sh": CHECK + "cat /proc/sys/kernel/random/uuid > /opt/gui-setup-ran\n",
+             "references/eval_rule.md": EVAL_RULE.format(task_id=TASK_ID, secret_line="hidden")}
+    task = load_task(make_upstream_package(tmp_path, files, skills=[], headed=True, services=[
+        {"name": "gui-setup", "path": "gui-setup", "start": "bash check.sh", "oneshot": True}]))
+    states, ran = [], set()
+    try:
+        for n in (1, 2):
+            headed = HeadedRun(task, tmp_path / f"artifacts{n}")
+            env = TaskEnv(task, TaskEnvConfig(image=desktop_image, network_policy="none", cache_setup=True,
+                                              labels={"clawmark.test": "desktop"}),
+                          tmp_path / f"logs{n}", before_services=headed.before_services())
+            with env as sandbox:
+                states.append(env.setup_state["setup_cache"])
+                assert sandbox.read_file(SEEN).decode().splitlines()[0] == "display-up"  # as the capture saw it
+                assert headed.desktop_in == sandbox.container_id  # this attempt's own desktop
+                assert as_executor(sandbox, "xdpyinfo -display :99 | grep -c dimensions").stdout.strip() == "1"
+                ran.add(sandbox.read_file("/opt/gui-setup-ran"))
+        assert states == ["captured", "hit"] and len(ran) == 1
+    finally:
+        key = env.setup_state["setup_cache_key"]
+        if key:
+            shared_client().images.remove(f"{REPOSITORY}:{key}", force=True)

@@ -162,3 +162,25 @@ def test_a_setup_that_leaves_a_process_running_is_not_cached_and_still_runs(work
     assert len(markers) == 1
     key = markers[0].name.split(".")[0]
     assert not [t for t in _tags() if key in t]  # and nothing of its capture was published
+
+
+def test_captured_setups_are_pruned_least_recently_used_first_to_the_image_budget(workstation, home, tmp_path,
+                                                                                 monkeypatch):
+    """With a budget only one capture fits, the next task's capture prunes the older one (its
+    attempt is over); the one just captured stays, and an attempt of the pruned task captures anew."""
+    monkeypatch.setenv("CLAWMARK_IMAGE_BUDGET_GB", "0.000001")  # ~1 KB: any capture is over it
+    keys = []
+    try:
+        for name in ("a", "b"):
+            env = _attempt(_package(tmp_path / name, INSTALL_SH + f"echo {name} > /opt/tool/name\n"), workstation,
+                           tmp_path / f"logs-{name}")
+            with env:
+                keys.append(env.setup_state["setup_cache_key"])
+        assert f"{REPOSITORY}:{keys[1]}" in _tags() and f"{REPOSITORY}:{keys[0]}" not in _tags()
+        again = _attempt(_package(tmp_path / "a2", INSTALL_SH + "echo a > /opt/tool/name\n"), workstation,
+                         tmp_path / "logs-a2")
+        with again:
+            assert again.setup_state == {"setup_cache": "captured", "setup_cache_key": keys[0]}
+    finally:
+        for key in keys:
+            _drop(key)

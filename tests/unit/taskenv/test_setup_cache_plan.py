@@ -102,3 +102,30 @@ def test_every_input_of_the_setup_rekeys_it(tmp_path, image_id, monkeypatch):
     image_id["no-engine-asked:never"] = "sha256:" + "b" * 64
     others.append(key("image"))
     assert first not in others and len(set(others)) == len(others)
+
+
+def test_an_upstream_task_the_overlay_reviewed_is_cached_though_its_setup_stamps_the_date(tmp_path, image_id,
+                                                                                         monkeypatch):
+    """The overlay's `setup_cache: true` (the date only stamps the set-up) lifts the date rule for
+    that upstream task alone; `false` keeps it fresh with the overlay's reason. Neither enters the
+    spec, so the task's content hash (its cell keys) stays as it was."""
+    from clawmark.catalog import overlay
+
+    task = load_task(make_package(tmp_path, "task_cache_plan", {
+        "services/install/install.sh": 'echo "{\\"checked_at\\": \\"$(date -u +%FT%TZ)\\"}" > /opt/state.json\n'},
+        services=ONESHOT))
+    task = task.model_copy(update={"layout": "uniclaw"})
+    config = TaskEnvConfig(cache_setup=True).for_task(task)
+    before = task.content_hash()
+
+    def planned(hint):
+        hints = overlay.Overlay(tasks={} if hint is None else {"task_cache_plan": hint})
+        monkeypatch.setattr(overlay, "load_overlay", lambda file=None: hints)
+        return plan_setup(task, config, hooks=(), on_layout=(), base_image="no-engine-asked:never")
+
+    assert planned(None).off == "its set-up reads today's date (services/install/install.sh)"
+    reviewed = planned(overlay.TaskHint(setup_cache=True, why="the date only stamps its state file"))
+    assert reviewed.off is None and reviewed.key
+    fresh = planned(overlay.TaskHint(setup_cache=False, why="it seeds today's orders"))
+    assert fresh.off == "the overlay says its set-up must be fresh (it seeds today's orders)"
+    assert task.content_hash() == before
