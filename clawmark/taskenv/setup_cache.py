@@ -52,8 +52,12 @@ DATE_READS = re.compile(rb"\$\(\s*date\b|`date\b|\bdate\s+[+-]|datetime\.(?:now|
                         rb"Date\.now\(|new Date\(\s*\)")
 MAX_SCANNED_BYTES = 2 * 2**20
 PIDS_SCRIPT = 'for d in /proc/[0-9]*; do p="${d#/proc/}"; [ "$p" = "$$" ] || echo "$p"; done'
-# A desktop hook's live state: the X server's lock and socket would stop the next one starting.
-QUIESCE_SCRIPT = "rm -rf /tmp/.X*-lock /tmp/.X11-unix/X* /tmp/clawmark-desktop; true"
+# A desktop hook's live state: the desktop stopped, then the X server's lock and socket and
+# Chromium's profile locks removed (a capture's would stop the attempt's desktop from starting).
+QUIESCE_SCRIPT = """if command -v clawmark-desktop-stop >/dev/null; then clawmark-desktop-stop; sleep 1; fi
+rm -rf /tmp/.X*-lock /tmp/.X11-unix/X* /tmp/clawmark-desktop
+find /root /home -maxdepth 5 -path '*chrom*' -name 'Singleton*' -exec rm -f {} + 2>/dev/null
+true"""
 
 
 class SetupPlan(BaseModel):
