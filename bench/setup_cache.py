@@ -103,8 +103,13 @@ def drop(key: str | None) -> None:
     from clawmark.runtime.engine import shared_client
     from clawmark.taskenv.setup_cache import REPOSITORY
 
-    if key:
-        shared_client().images.remove(f"{REPOSITORY}:{key}", force=True)
+    import docker
+
+    try:
+        if key:
+            shared_client().images.remove(f"{REPOSITORY}:{key}", force=True)
+    except docker.errors.ImageNotFound:  # never published (the set-up proved not cacheable)
+        pass
 
 
 if __name__ == "__main__":
