@@ -12,6 +12,8 @@ Points:
   before its judgement is returned (and written): the supervise stage fails with its call paid.
 - `simulator-answered`: `clawmark.judge.simulator.simulate`, after the user simulator answered:
   the follow-up stage fails with its call paid.
+- `setup-capture-committed`: `clawmark.taskenv.setup_cache`, after a set-up capture is committed
+  under its partial tag and before it is published under its key.
 
 Unset (production), reaching a point costs one environment lookup.
 """

@@ -17,6 +17,10 @@ class EngineUnavailable(RuntimeFailure):
 class ImageMissing(RuntimeFailure):
     """An image is not present and could not (or must not) be built."""
 
+    @classmethod
+    def not_present(cls, ref: str) -> "ImageMissing":
+        return cls(f"image {ref} is not present; build it with `clawmark images build`")
+
 
 class ImageBuildFailed(ImageMissing):
     """Building an image recipe failed; the message carries the tail of the build log."""

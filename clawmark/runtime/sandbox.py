@@ -75,7 +75,7 @@ class Sandbox:
         try:
             container = client.containers.create(config.image, **_run_kwargs(config, client))
         except docker.errors.ImageNotFound as exc:
-            raise ImageMissing(f"image {config.image} is not present; build it with `clawmark images build`") from exc
+            raise ImageMissing.not_present(config.image) from exc
         try:
             container.start()
         except BaseException:

@@ -88,14 +88,13 @@ class ClosedLoopPart(BaseModel, extra="forbid", hide_input_in_errors=True):
             if self.attempt.base_skills not in (None, [], folders):
                 raise ValueError("give base skills once: closed_loop.base_skills or closed_loop.attempt.base_skills")
             update["base_skills"] = folders
-        if self.judge is not None:
-            if self.attempt.judge != self.judge and "judge" in self.attempt.model_fields_set:
-                raise ValueError("give the judge once: closed_loop.judge or closed_loop.attempt.judge")
-            update["judge"] = self.judge
-        if self.cache_setup is not None:
-            if self.attempt.cache_setup != self.cache_setup and "cache_setup" in self.attempt.model_fields_set:
-                raise ValueError("give cache_setup once: closed_loop.cache_setup or closed_loop.attempt.cache_setup")
-            update["cache_setup"] = self.cache_setup
+        for name, what in (("judge", "the judge"), ("cache_setup", "cache_setup")):  # given here or in attempt
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if getattr(self.attempt, name) != value and name in self.attempt.model_fields_set:
+                raise ValueError(f"give {what} once: closed_loop.{name} or closed_loop.attempt.{name}")
+            update[name] = value
         if update:
             self.attempt = self.attempt.model_copy(update=update)
         return self

@@ -101,7 +101,8 @@ class TaskEnv(ForwardsToSandbox):
         """The container, with nothing of the package in it yet; gone again if this fails."""
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         _refuse_package_mounts(self.task, self.config)
-        image = self._setup_image() if self.config.cache_setup else None
+        base = self.config.image or ensure_image(WORKSTATION_RECIPE)
+        image = self._setup_image(base) if self.config.cache_setup else base
         self.sandbox = _provision(self.task, self.config, image)
         try:
             self._proxy_client = _register_with_proxy(self.sandbox, self.config)
@@ -184,20 +185,19 @@ class TaskEnv(ForwardsToSandbox):
             "services": inject_services(sandbox, task),
         }
 
-    def _setup_image(self) -> str | None:
+    def _setup_image(self, base: str) -> str:
         """The captured set-up to start from (captured now when it is the key's first attempt),
-        or None (the row's `setup_cache` says why)."""
-        base = self.config.image or ensure_image(WORKSTATION_RECIPE)
+        or `base` when there is none (the row's `setup_cache` says why)."""
         plan = plan_setup(self.task, self.config, self.before_services, self.on_layout, base)
         self.setup_state = {"setup_cache": f"off: {plan.off}" if plan.off else None, "setup_cache_key": plan.key}
         if plan.off:
-            return None
+            return base
         bound = self.config.service_timeout_s * (len(plan.cached_services) + 1) + LIFETIME_MARGIN_S
-        image, state = cached_image(plan, lambda: self._capture(plan), lock_timeout_s=bound)
+        image, state = cached_image(plan, lambda: self._capture(plan, base), lock_timeout_s=bound)
         self.setup_state["setup_cache"] = state
         self._restored = list(plan.cached_services) if image else None
         self._base_image_id = plan.base_image_id if image else None
-        return image
+        return image or base
 
     @property
     def image_id(self) -> str | None:
@@ -205,10 +205,10 @@ class TaskEnv(ForwardsToSandbox):
         from a captured set-up (whose key the row names apart)."""
         return self._base_image_id or (self.sandbox.image_id if self.sandbox else None)
 
-    def _capture(self, plan) -> tuple:
+    def _capture(self, plan, base: str) -> tuple:
         """A container no claw enters, set up as far as the plan caches: (sandbox, record, why not)."""
         config = self.config.model_copy(update={"claw_env": {}, "volumes": {}, "labels": {"clawmark.setup_key": plan.key}})
-        sandbox = _provision(self.task, config, None, role="setup-capture")
+        sandbox = _provision(self.task, config, base, role="setup-capture")
         try:
             injected = self._lay_out_and_inject(sandbox)
             for hook in self.before_services:
@@ -238,8 +238,8 @@ def executor_gets_credentials(task) -> bool:
     return task.layout == "uniclaw" if chosen is None else chosen
 
 
-def _provision(task, config: TaskEnvConfig, image: str | None, role: str = "task-env"):
-    """The container, of `image` (a captured set-up) or the config's; a capture (`role`) gets no claw environment."""
+def _provision(task, config: TaskEnvConfig, image: str, role: str = "task-env"):
+    """The container of `image` (the task's, or a captured set-up of it), as `role`."""
     # `full` is the routed clawmark-open network; the sandbox maps the gateway host name on both.
     network = "bridge" if config.network_policy == "full" else "gateway"
     env = {**config.env, **config.claw_env}
@@ -251,7 +251,7 @@ def _provision(task, config: TaskEnvConfig, image: str | None, role: str = "task
               "clawmark.network_policy": config.network_policy,
               "clawmark.snapshot": str(config.snapshot).lower(), **config.labels}
     return Sandbox.provision(SandboxConfig(
-        image=image or config.image or ensure_image(WORKSTATION_RECIPE), cpus=config.cpus, memory_mb=config.memory_mb,
+        image=image, cpus=config.cpus, memory_mb=config.memory_mb,
         pids_limit=config.pids_limit, network=network, user=config.executor_user, workdir=WORKSPACE,
         env=env, labels=labels, lifetime_seconds=config.lifetime_seconds or _lifetime(task, config),
         extra_hosts=config.extra_hosts, shm_size_mb=config.shm_size_mb,

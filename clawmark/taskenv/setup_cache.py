@@ -97,8 +97,8 @@ def plan_setup(task, config, hooks: tuple, on_layout: tuple, base_image: str) ->
         "extra_hosts": sorted(config.extra_hosts.items()), "hooks": [_name(h) for h in hooks],
     }
     key = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:24]
-    if (marker := _marker(key)).is_file():
-        return SetupPlan(off=json.loads(marker.read_text()).get("why", "not cacheable"))
+    if (verdict := _not_cacheable_file(key)).is_file():
+        return SetupPlan(off=json.loads(verdict.read_text()).get("why", "not cacheable"))
     return SetupPlan(key=key, cached_services=[s.spec.name for s in prefix], base_image_id=base_id)
 
 
@@ -120,8 +120,9 @@ def cached_image(plan: SetupPlan, capture: Callable[[], tuple], lock_timeout_s: 
         sandbox, record, why = capture()
         try:
             if why:
-                _marker(plan.key).parent.mkdir(parents=True, exist_ok=True)
-                _marker(plan.key).write_text(json.dumps({"why": why}))
+                verdict = _not_cacheable_file(plan.key)
+                verdict.parent.mkdir(parents=True, exist_ok=True)
+                verdict.write_text(json.dumps({"why": why}))
                 return None, f"off: {why}"
             _publish(client, sandbox, plan, record)
         finally:
@@ -215,7 +216,7 @@ def _image_id(ref: str) -> str:
     try:
         return shared_client().images.get(ref).id
     except docker.errors.ImageNotFound as exc:
-        raise ImageMissing(f"image {ref} is not present; build it with `clawmark images build`") from exc
+        raise ImageMissing.not_present(ref) from exc
 
 
 def _name(hook) -> str:
@@ -223,5 +224,6 @@ def _name(hook) -> str:
     return f"{getattr(hook, '__module__', '')}.{getattr(hook, '__qualname__', type(hook).__name__)}"
 
 
-def _marker(key: str) -> Path:
+def _not_cacheable_file(key: str) -> Path:
+    """Where a key's verdict "not cacheable" (and why) is remembered on this host."""
     return settings().home / "setup-cache" / f"{key}.off.json"
