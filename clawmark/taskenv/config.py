@@ -107,3 +107,10 @@ def base_skills_for(task, chosen: list[Path] | None) -> list[Path]:
     if chosen is not None:
         return list(chosen)
     return [BASE_SKILLS_DIR / name for name in UPSTREAM_BASE_SKILLS] if task.layout == "uniclaw" else []
+
+
+def executor_gets_credentials(task) -> bool:
+    """Upstream-layout tasks pass their `.privacy` values to the executor, as upstream's runner does;
+    clawmark's own tasks keep them host-side (pre_exec) unless the task says otherwise."""
+    chosen = task.spec.executor_credentials
+    return task.layout == "uniclaw" if chosen is None else chosen

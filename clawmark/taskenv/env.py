@@ -19,7 +19,7 @@ from clawmark.runtime.images import ensure_image
 from clawmark.runtime.network import gateway_network
 from clawmark.runtime.registry_proxy import allow_client, forget_client, proxy_env, registry_proxy
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-from clawmark.taskenv.config import WORKSTATION_RECIPE, TaskEnvConfig
+from clawmark.taskenv.config import WORKSTATION_RECIPE, TaskEnvConfig, executor_gets_credentials
 from clawmark.taskenv.inject import inject_services, inject_skills, inject_sources
 from clawmark.taskenv.container_layout import PREPARE_SCRIPT, RESULTS_DIR, WORKSPACE
 from clawmark.taskenv.errors import PreExecFailed, TaskEnvError
@@ -229,13 +229,6 @@ class TaskEnv(ForwardsToSandbox):
                   "executor_user": self.config.executor_user, **injected,
                   "skills_missing": sorted(declared - set(injected["skills"]))}
         atomic_write_text(self.logs_dir / "taskenv.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-
-
-def executor_gets_credentials(task) -> bool:
-    """Upstream-layout tasks pass their `.privacy` values to the executor, as upstream's runner does;
-    clawmark's own tasks keep them host-side (pre_exec) unless the task says otherwise."""
-    chosen = task.spec.executor_credentials
-    return task.layout == "uniclaw" if chosen is None else chosen
 
 
 def _provision(task, config: TaskEnvConfig, image: str, role: str = "task-env"):

@@ -41,6 +41,7 @@ from clawmark.runtime.engine_lock import engine_lock
 from clawmark.runtime.errors import ImageMissing
 from clawmark.runtime.image_cache import ImageCacheConfig, prune_to_budget, record_use
 from clawmark.settings import settings
+from clawmark.taskenv.config import executor_gets_credentials
 from clawmark.taskenv.container_layout import PRIVATE_DIR
 from clawmark.taskenv.inject import skills_identity
 
@@ -75,7 +76,6 @@ class SetupPlan(BaseModel):
 
 def plan_setup(task, config, hooks: tuple, on_layout: tuple, base_image: str) -> SetupPlan:
     """The plan for this task and container config (`base_image`: the ref the container would use)."""
-    from clawmark.taskenv.env import executor_gets_credentials  # env.py imports this module
 
     prefix = _oneshot_prefix(task)
     chosen, why = (task.spec.setup_cache, "") if task.spec.setup_cache is not None else setup_cache_hint(task)
