@@ -93,6 +93,8 @@ class Settings(BaseSettings):
     no_pull: Annotated[bool, _on_unless("", "0", "false")] = Field(
         False, json_schema_extra={"shown": "unset"},
         description="`1`: never pull a row's instance image (missing stays `image_missing`); also `clawmark sweep --no-pull`.")
+    image_registry: str | None = Field(None, description="`host[:port]` of a Docker registry holding clawmark's images "
+                                       "(`clawmark images push`): a missing image is pulled from it before it is built.")
     image_budget_gb: float | None = Field(None, description="Size budget of pulled and derived instance images "
                                                             "(least recently used pruned); unset: no pruning.")
     max_package_mb: float | None = Field(None, json_schema_extra={"shown": "`2048`"},

@@ -33,6 +33,8 @@ from clawmark.results.location import open_store
 from clawmark.sweeps import Cell, SweepSpec, engine_gate
 from clawmark.sweeps.shared_gateway import sweep_gateway
 from clawmark.sweeps.plan import SpendMeter, plan_cell
+from clawmark.sweeps.spec import rebased
+from clawmark.settings import PROJECT_ROOT
 from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, new_row  # DISK_FULL, ENGINE_DOWN: final state names
 from flows.sweep_tasks import run_cell
 
@@ -55,11 +57,14 @@ def committed(store: ResultStore, sweep_id: str, cell_key: str, replaces: str | 
 @flow(name="cell", log_prints=True)
 def cell(spec: dict[str, Any], cell_key: str, results: str, coordinates: dict[str, Any], replaces: str | None = None,
          result_store_block: str | None = None, docker_host_block: str | None = None,
-         model_endpoint_blocks: list[str] | None = None) -> Any:
+         model_endpoint_blocks: list[str] | None = None, project_root: str | None = None) -> Any:
     """Run the sweep cell `cell_key` of `spec` (a resolved sweep spec) into the store at `results`.
     `coordinates`: the cell's track, instance_id, claw, model and seed (the key is checked
-    against them); `replaces`: under `--force`, the attempt id of the committed row to run again."""
+    against them); `replaces`: under `--force`, the attempt id of the committed row to run again;
+    `project_root`: the coordinator's checkout, whose paths in `spec` are this worker's own."""
     results = use_blocks(result_store_block, docker_host_block, model_endpoint_blocks) or results
+    if project_root:
+        spec = rebased(spec, project_root, str(PROJECT_ROOT))
     sweep_spec, store, logger = SweepSpec.model_validate(spec), open_store(results), get_run_logger()
     sweep_id, chosen = sweep_spec.sweep_id, Cell(cell_key=cell_key, **coordinates)
     if committed(store, sweep_id, cell_key, replaces):

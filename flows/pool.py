@@ -31,6 +31,7 @@ from prefect.exceptions import ObjectNotFound
 from prefect.states import Crashed
 
 from clawmark.results import ResultStore
+from clawmark.runtime.worker_image import code_digest
 from clawmark.results.lease import cell_lease, is_live
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec
 from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, Committed, Ended, NoRow, Schedule, Stop, new_row, \
@@ -48,8 +49,9 @@ class PoolMissing(LookupError):
 
 
 def cell_deployment(pool: str) -> str:
-    """Create (or update) the `cell/<pool>` deployment from this checkout, as `prefect deploy`
-    would: process workers start its runs in the same path on their machine."""
+    """Create (or update) the `cell/<pool>` deployment of this checkout's code. A worker runs the
+    clawmark it has installed (any checkout, or the worker image), and its pull step
+    (`clawmark.sweeps.worker_code.same_code`) refuses a run when that code is not this one."""
     with get_client(sync_client=True) as client:
         try:
             client.read_work_pool(pool)
@@ -58,8 +60,9 @@ def cell_deployment(pool: str) -> str:
                               f"`prefect work-pool create {pool} --type process`") from None
         client.create_deployment(
             flow_id=client.create_flow_from_name("cell"), name=pool, work_pool_name=pool,
-            entrypoint="flows/cell.py:cell", path=str(PROJECT),
-            pull_steps=[{"prefect.deployments.steps.set_working_directory": {"directory": str(PROJECT)}}],
+            entrypoint="flows.cell:cell",
+            pull_steps=[{"clawmark.sweeps.worker_code.same_code": {"digest": code_digest(PROJECT),
+                                                                   "started_from": str(PROJECT)}}],
             parameter_openapi_schema=cell_flow.parameters.model_dump(),
             description="One cell of a sweep (started by `clawmark sweep --pool`).")
     return f"cell/{pool}"
@@ -147,7 +150,8 @@ def sweep_pool(spec: dict[str, Any], pool: str, results_dir: str | None = None, 
     sweep_spec = SweepSpec.model_validate(spec)
     store = results_store(results_dir)
     deployment = cell_deployment(pool)  # a missing pool is refused before anything is pinned
-    parameters = {"spec": spec, "results": store.location, "result_store_block": result_store_block,
+    parameters = {"spec": spec, "results": store.location, "project_root": str(PROJECT),
+                  "result_store_block": result_store_block,
                   "docker_host_block": docker_host_block, "model_endpoint_blocks": model_endpoint_blocks}
 
     def on_pool(plan: SweepPlan, cells: list[Cell]) -> Schedule:

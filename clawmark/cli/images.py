@@ -130,5 +130,53 @@ def prune_cmd(
     console.print(f"{len(removed)} {verb}, {len(failed)} could not be removed")
 
 
+@app.command("push")
+def push_cmd(
+    names: list[str] = typer.Argument(None, help="Recipe names (default: every recipe present here)."),
+    worker: bool = typer.Option(False, "--worker", help="Also the worker image of this checkout."),
+) -> None:
+    """Push images to CLAWMARK_IMAGE_REGISTRY, so pool workers pull them instead of building."""
+    from clawmark.cli.console import console as make_console
+
+    from clawmark.runtime import image_registry, images
+    from clawmark.runtime.errors import RuntimeFailure
+    from clawmark.runtime.worker_image import ensure_worker_image
+
+    console = make_console()
+    try:
+        refs = [images.image_ref(name) for name in names] if names else \
+            [row.ref for row in images.list_images() if row.present]
+        if missing := [ref for ref in refs if not images.image_present(ref)]:
+            raise RuntimeFailure(f"not built here: {', '.join(missing)} (`clawmark images build` first)")
+        refs += [ensure_worker_image(progress=lambda line: None)] if worker else []
+        for remote in image_registry.push(refs):
+            console.print(f"pushed {remote}", highlight=False)
+    except RuntimeFailure as exc:
+        _fail(console, exc)
+        raise typer.Exit(1) from None
+
+
+@app.command("worker")
+def worker_cmd(
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every build log line."),
+) -> None:
+    """Build the pool worker's image of this checkout (its code, a venv, a Docker engine of its
+    own) and print its ref: `docker run --privileged -v clawmark-worker:/var/lib/docker
+    -e PREFECT_API_URL=... REF POOL` joins the pool from any machine with Docker."""
+    from clawmark.cli.console import console as make_console
+
+    from clawmark.runtime.errors import RuntimeFailure
+    from clawmark.runtime.worker_image import ensure_worker_image
+
+    console = make_console()
+    try:
+        ref = ensure_worker_image(progress=(lambda line: console.print(line, highlight=False, markup=False))
+                                  if verbose else None)
+    except RuntimeFailure as exc:
+        _fail(console, exc)
+        raise typer.Exit(1) from None
+    console.print(ref, highlight=False)
+
+
 def _fail(console, exc: Exception) -> None:
     console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)

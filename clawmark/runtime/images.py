@@ -2,7 +2,8 @@
 
 `image_ref(name)` is pure (hashing files); `ensure_image(name)` builds parents first and then
 the image, each only when its content-hash tag is absent; `ensure_derived_image` does the same
-for images built on any parent at run time (per-instance images, claw layers).
+for images built on any parent at run time (per-instance images, claw layers). With a registry
+set (`CLAWMARK_IMAGE_REGISTRY`) a missing image is pulled from it first (`image_registry.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from clawmark.runtime import docker_build
+from clawmark.runtime import docker_build, image_registry
 from clawmark.runtime.engine import docker_client
 from clawmark.runtime.engine_lock import engine_lock
 from clawmark.runtime.errors import ImageBuildFailed, ImageMissing
@@ -49,6 +50,8 @@ def image_ref(name: str, recipes: dict[str, Recipe] | None = None, _seen: tuple[
 def ensure_image(name: str, progress: Progress | None = None) -> str:
     """The ref of recipe `name`, building it (and its parents) only when absent."""
     ref = image_ref(name)  # validates the whole parent chain before building anything
+    if _present_or_pulled(ref, progress):  # a parent is needed only to build
+        return ref
     recipe = get_recipe(name)
     parent_ref = ensure_image(recipe.parent, progress) if recipe.parent else None
     labels = {**recipe.labels, "clawmark.recipe": name, "clawmark.kind": "recipe"}
@@ -73,11 +76,25 @@ def ensure_derived_image(name: str, parent_ref: str, context_dir: Path | None, d
     digest = tree_digest(Path(context_dir) if context_dir else None, f"{parent_ref}\0{dockerfile_text}")
     ref = f"{repository(name)}:{digest[:12]}"
     labels = _labels(ref, {"clawmark.recipe": name, "clawmark.kind": "derived"}, parent_ref)
+    if _present_or_pulled(ref, progress):
+        return ref
     with image_lock(ref):
         if not image_present(ref):
             _say(progress, f"building {ref} on {parent_ref}")
             docker_build.build(_build_client(), ref, context_dir, dockerfile_text, parent_ref, labels, progress)
     return ref
+
+
+def _present_or_pulled(ref: str, progress: Progress | None) -> bool:
+    if image_present(ref):
+        return True
+    if image_registry.registry() is None:
+        return False
+    with image_lock(ref):
+        if image_present(ref):
+            return True
+        _say(progress, f"pulling {ref} from {image_registry.registry()}")
+        return image_registry.pulled(ref)
 
 
 def image_present(ref: str) -> bool:

@@ -12,6 +12,7 @@ from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
 from clawmark.attempts.credentials import CREDENTIAL_ERROR
 from clawmark.attempts.patch import PatchAttemptConfig
 from clawmark.catalog.errors import CatalogError, from_validation
+from clawmark.jsontypes import JsonValue
 from clawmark.claws.profiles import (DEFAULT_PROFILE, ProfileError, ProfileSource, ProfileUse, load_profile,
                                      profiled_claw)
 from clawmark.settings import TASKS_CATALOG
@@ -184,6 +185,19 @@ def load_spec(path: str | Path) -> SweepSpec:
         if first["type"] == CREDENTIAL_ERROR:  # say where, never echo the value
             raise CatalogError(path, ".".join(str(p) for p in first["loc"]), first["msg"]) from None
         raise from_validation(path, err) from err
+
+
+def rebased(raw: JsonValue, old_root: str, new_root: str) -> JsonValue:
+    """A resolved spec (as JSON) with its paths under the coordinator's checkout `old_root` moved
+    under `new_root`, this machine's own (a pool worker's checkout or image); nothing else changes.
+    Paths outside the checkout stay as they are: such files must be at the same path on workers."""
+    if isinstance(raw, dict):
+        return {key: rebased(value, old_root, new_root) for key, value in raw.items()}
+    if isinstance(raw, list):
+        return [rebased(value, old_root, new_root) for value in raw]
+    if isinstance(raw, str) and (raw == old_root or raw.startswith(old_root.rstrip("/") + "/")):
+        return new_root.rstrip("/") + raw[len(old_root.rstrip("/")):]
+    return raw
 
 
 def _closed_loop_paths(closed: dict, base: Path) -> dict:

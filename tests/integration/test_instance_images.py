@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
-import socket
-import subprocess
 import tarfile
 import time
 import uuid
 
-import httpx
 import pytest
 
 from clawmark.catalog import SweInstance
@@ -23,41 +19,16 @@ from clawmark.runtime.image_cache import ImageCacheConfig, ImagePullFailed, prun
 from clawmark.swe.errors import InstanceImageMissing
 from clawmark.swe.instance_image import instance_image
 from clawmark.sweeps.cell_preflight import DiskLow, DiskPreflightConfig, disk_preflight
-from tests.support.paths import REPO
+from tests.support.image_registry import image_registry
 
 pytestmark = pytest.mark.docker
-PROJECT = REPO
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def registry(tmp_path_factory):
     """A real registry on 127.0.0.1 (the engine trusts loopback registries over plain HTTP)."""
-    if not shutil.which("docker-registry"):
-        subprocess.run(["bash", str(PROJECT / "scripts" / "registry-up.sh")], check=True, timeout=900)
-    root, port = tmp_path_factory.mktemp("registry"), _free_port()
-    (root / "config.yml").write_text(f"version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: {root / 'data'}\n"
-                                     f"  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:{port}\n")
-    proc = subprocess.Popen(["docker-registry", "serve", str(root / "config.yml")], stdout=subprocess.DEVNULL,
-                            stderr=open(root / "registry.log", "w"))
-    try:
-        for _ in range(100):
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/v2/", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            pytest.fail(f"docker-registry did not answer on 127.0.0.1:{port}: {(root / 'registry.log').read_text()[-2000:]}")
+    with image_registry(tmp_path_factory.mktemp("registry")) as port:
         yield f"127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(30)
 
 
 def _tiny_image(docker_client, ref: str, content: str, labels: dict[str, str] | None = None) -> None:

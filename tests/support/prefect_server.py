@@ -26,12 +26,13 @@ READY_PREFIX = "Prefect server ready: UI "
 
 
 @contextmanager
-def running_server(home: Path, *, database_url: str | None = None, ready_s: float = 300.0) -> Iterator[str]:
-    """`clawmark server start --port 0` in its own session; yields the UI base URL."""
+def running_server(home: Path, *, database_url: str | None = None, ready_s: float = 300.0,
+                   host: str = "127.0.0.1") -> Iterator[str]:
+    """`clawmark server start --port 0 --host HOST` in its own session; yields the UI base URL."""
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_SERVER_DATABASE_CONNECTION_URL")}
     if database_url:
         env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] = database_url
-    command = [sys.executable, "-m", "clawmark.cli.main", "server", "start", "--port", "0", "--home", str(home),
+    command = [sys.executable, "-m", "clawmark.cli.main", "server", "start", "--port", "0", "--host", host, "--home", str(home),
                "--ready-timeout", str(ready_s)]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)

@@ -18,21 +18,22 @@ CREDENTIALS = {"AWS_ACCESS_KEY_ID": "clawmark-test", "AWS_SECRET_ACCESS_KEY": "c
 BUCKET = "clawmark"
 
 
-def _free_port() -> int:
+def _free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return sock.getsockname()[1]
 
 
 @contextlib.contextmanager
-def s3_server(log_dir: Path) -> Iterator[tuple[str, pafs.S3FileSystem]]:
-    """(store URL `s3://clawmark/results?…`, a filesystem on the server) until the block ends."""
-    port = _free_port()
+def s3_server(log_dir: Path, host: str = "127.0.0.1") -> Iterator[tuple[str, pafs.S3FileSystem]]:
+    """(store URL `s3://clawmark/results?…`, a filesystem on the server) until the block ends;
+    `host`: the address it binds (loopback unless a container must reach it)."""
+    port = _free_port(host)
     log = log_dir / "moto.log"
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", host, "-p", str(port)],
                               stdout=log.open("wb"), stderr=subprocess.STDOUT)
     try:
-        s3 = pafs.S3FileSystem(endpoint_override=f"127.0.0.1:{port}", scheme="http", region="us-east-1",
+        s3 = pafs.S3FileSystem(endpoint_override=f"{host}:{port}", scheme="http", region="us-east-1",
                                access_key=CREDENTIALS["AWS_ACCESS_KEY_ID"],
                                secret_key=CREDENTIALS["AWS_SECRET_ACCESS_KEY"], allow_bucket_creation=True)
         deadline = time.monotonic() + 120
@@ -43,7 +44,7 @@ def s3_server(log_dir: Path) -> Iterator[tuple[str, pafs.S3FileSystem]]:
             except OSError:
                 assert server.poll() is None and time.monotonic() < deadline, log.read_text()
                 time.sleep(0.5)
-        yield f"s3://{BUCKET}/results?endpoint_override=127.0.0.1:{port}&scheme=http&region=us-east-1", s3
+        yield f"s3://{BUCKET}/results?endpoint_override={host}:{port}&scheme=http&region=us-east-1", s3
     finally:
         server.terminate()
         server.wait(30)

@@ -1,0 +1,62 @@
+"""A pool worker runs its own installed clawmark: the deployment's pull step refuses other code,
+and the spec's paths under the coordinator's checkout become the worker's own."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from clawmark.runtime import worker_image
+from clawmark.runtime.worker_image import SHIPPED, code_digest
+from clawmark.settings import PROJECT_ROOT, TASKS_CATALOG
+from clawmark.sweeps import worker_code
+from clawmark.sweeps.spec import SweepSpec, rebased
+
+
+def test_paths_under_the_coordinators_checkout_become_the_workers():
+    spec = SweepSpec(sweep_id="s", tasks=["t"], claws=["nop"], models=["scripted/demo"],
+                     instances=TASKS_CATALOG / "swe" / "instances.jsonl").model_dump(mode="json")
+    spec["closed_loop"] = {"tasks_dir": "/home/me/clawmark/tasks_catalog/closed_loop", "base_skills": ["pdf"],
+                           "web": {"archive": "/data/web"}}
+    moved = rebased(rebased(spec, str(PROJECT_ROOT), "/home/me/clawmark"), "/home/me/clawmark", "/opt/clawmark")
+    assert moved["instances"] == "/opt/clawmark/tasks_catalog/swe/instances.jsonl"
+    assert moved["closed_loop"]["tasks_dir"] == "/opt/clawmark/tasks_catalog/closed_loop"
+    assert moved["closed_loop"]["web"]["archive"] == "/data/web"  # outside the checkout: the same path
+    assert moved["closed_loop"]["base_skills"] == ["pdf"] and moved["sweep_id"] == "s"
+    assert rebased("/home/me/clawmark-other/x", "/home/me/clawmark", "/opt/c") == "/home/me/clawmark-other/x"
+
+
+def _copy(root, dest):
+    for name in SHIPPED:
+        if (root / name).is_dir():
+            shutil.copytree(root / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        elif (root / name).is_file():
+            shutil.copy2(root / name, dest / name)
+
+
+def test_the_digest_is_the_code_not_where_it_lies_nor_its_bytecode(tmp_path):
+    _copy(PROJECT_ROOT, tmp_path)
+    assert code_digest(tmp_path) == code_digest(PROJECT_ROOT)
+    (tmp_path / "flows" / "__pycache__").mkdir(exist_ok=True)
+    (tmp_path / "flows" / "__pycache__" / "cell.cpython-311.pyc").write_bytes(b"\0")
+    assert code_digest(tmp_path) == code_digest(PROJECT_ROOT)
+    (tmp_path / "flows" / "cell.py").write_text((tmp_path / "flows" / "cell.py").read_text() + "\n# changed\n")
+    assert code_digest(tmp_path) != code_digest(PROJECT_ROOT)
+
+
+def test_the_pull_step_enters_the_same_code_and_refuses_other_code(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    here = code_digest(PROJECT_ROOT)
+    assert worker_code.same_code(here, "/elsewhere") == {"directory": str(PROJECT_ROOT), "code": here}
+    assert os.getcwd() == str(PROJECT_ROOT)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(worker_code.WorkerCodeDiffers, match=r"started from code 0123456789abcdef at /elsewhere"):
+        worker_code.same_code("0123456789abcdef", "/elsewhere")
+    assert os.getcwd() == str(tmp_path)
+
+
+def test_the_worker_image_installs_the_projects_own_requirements():
+    listed = worker_image.requirements()
+    assert any(r.startswith("prefect") for r in listed) and not any(r.startswith("pytest") for r in listed)
