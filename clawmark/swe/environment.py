@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from clawmark.runtime.exec_target import ForwardsToSandbox
 from clawmark.runtime.execution import ExecResult
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-from clawmark.swe.history_strip import REPO_DIR, install_global_gitignore, prepare_history
+from clawmark.swe.history_strip import REPO_DIR, global_gitignore_command, prepare_history
 from clawmark.swe.instance_image import instance_image
 from clawmark.swe.shell import q, run_step
 
@@ -75,8 +75,7 @@ def provision_instance(instance: SweInstance, config: InstanceEnvConfig, progres
         lifetime_seconds=config.lifetime_seconds, volumes=config.volumes, extra_hosts=config.extra_hosts))
     try:
         root = _AsRoot(sandbox)
-        install_global_gitignore(root)
-        prepare_history(root, instance.base_commit, fix_commits(instance))
+        prepare_history(root, instance.base_commit, fix_commits(instance), first=global_gitignore_command())
         if config.user:  # the claw edits /testbed as its own user
             run_step(root, "chown /testbed", f"chown -R {q(config.user)} {REPO_DIR}", 600.0, "/")
     except BaseException:

@@ -85,10 +85,16 @@ def strip_history(shell: ExecTarget, base_commit: str, branch: str = "main", wor
 def find_leaks(shell: ExecTarget, base_commit: str, known_future: Iterable[str] = (),
                workdir: str = REPO_DIR) -> list[str]:
     """Everything in the repository that reveals history past the base (empty list = clean)."""
-    known = " ".join(q(sha) for sha in known_future) or ""
-    out = run_step(shell, "verify history", _fill(_VERIFY, BASE=q(base_commit), KNOWN=known),
-                   STEP_TIMEOUT_S, workdir)
-    return [line.removeprefix("LEAK ").strip() for line in out.splitlines() if line.startswith("LEAK ")]
+    return _leaks(run_step(shell, "verify history", _verify_script(base_commit, known_future), STEP_TIMEOUT_S,
+                           workdir))
+
+
+def _verify_script(base_commit: str, known_future: Iterable[str]) -> str:
+    return _fill(_VERIFY, BASE=q(base_commit), KNOWN=" ".join(q(sha) for sha in known_future))
+
+
+def _leaks(output: str) -> list[str]:
+    return [line.removeprefix("LEAK ").strip() for line in output.splitlines() if line.startswith("LEAK ")]
 
 
 def verify_history(shell: ExecTarget, base_commit: str, known_future: Iterable[str] = (),
@@ -100,14 +106,20 @@ def verify_history(shell: ExecTarget, base_commit: str, known_future: Iterable[s
 
 
 def prepare_history(shell: ExecTarget, base_commit: str, known_future: Iterable[str] = (),
-                    workdir: str = REPO_DIR) -> None:
-    """Strip, then verify; an instance whose history still leaks is refused (`HistoryLeak`)."""
-    strip_history(shell, base_commit, workdir=workdir)
-    verify_history(shell, base_commit, known_future, workdir)
+                    workdir: str = REPO_DIR, first: str | None = None) -> None:
+    """Strip, then verify, in one exec (each costs a container round trip); an instance whose
+    history still leaks is refused (`HistoryLeak`). `first`: a command run before, in the same
+    exec (`global_gitignore_command()`)."""
+    strip = _fill(_STRIP, BASE=q(base_commit), BRANCH="main")
+    verify = _verify_script(base_commit, known_future)
+    script = f"{first + ' && ' if first else ''}( {strip} ) && {{ {verify} }}"
+    findings = _leaks(run_step(shell, "prepare history", script, STEP_TIMEOUT_S, workdir))
+    if findings:
+        raise HistoryLeak(base_commit, findings)
 
 
-def install_global_gitignore(shell: ExecTarget, path: str = "/etc/clawmark-gitignore") -> None:
-    """System-wide excludes so build output never reaches `git add -A` (any user the claw runs as)."""
-    cmd = (f"printf %s {q(GLOBAL_GITIGNORE)} > {q(path)} && git config --system core.excludesFile {q(path)}"
-           " && git config --system --replace-all safe.directory '*'")
-    run_step(shell, "global gitignore", cmd, 60.0, "/")
+def global_gitignore_command(path: str = "/etc/clawmark-gitignore") -> str:
+    """System-wide excludes so build output never reaches `git add -A` (any user the claw runs as);
+    needs root."""
+    return (f"printf %s {q(GLOBAL_GITIGNORE)} > {q(path)} && git config --system core.excludesFile {q(path)}"
+            " && git config --system --replace-all safe.directory '*'")

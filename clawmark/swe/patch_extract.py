@@ -19,6 +19,7 @@ from clawmark.swe.patch_clean import clean_patch
 from clawmark.swe.shell import q, run_step
 
 MAX_PATCH_BYTES = 10 * 1024 * 1024
+INLINE_BYTES = 256 * 1024  # well under every exec target's output cap (a sandbox keeps 1 MiB)
 STEP_TIMEOUT_S = 300.0
 _FILE_MIN_BYTES = 8
 _CHUNK = 200  # paths per `file` / `git reset` call, well under ARG_MAX
@@ -43,9 +44,8 @@ class ExtractedPatch:
 def extract_patch(shell: ExecTarget, base_commit: str, workdir: str = REPO_DIR,
                   max_bytes: int = MAX_PATCH_BYTES) -> ExtractedPatch:
     """Stage everything, unstage binaries, diff the index against the base, clean the diff."""
-    nested = _exclude_nested_repos(shell, workdir)
-    run_step(shell, "git add -A", "git add -A", STEP_TIMEOUT_S, workdir)
-    binaries = staged_binaries(shell, base_commit, workdir)
+    nested, numstat = _stage_everything(shell, base_commit, workdir)
+    binaries = staged_binaries(numstat, shell, workdir)
     for chunk in _chunks(binaries):
         run_step(shell, "unstage binaries", f"git --literal-pathspecs reset -q {q(base_commit)} -- {_words(chunk)}",
                  STEP_TIMEOUT_S, workdir)
@@ -55,21 +55,31 @@ def extract_patch(shell: ExecTarget, base_commit: str, workdir: str = REPO_DIR,
     return ExtractedPatch(cleaned.clean, raw, dropped, tuple(binaries))
 
 
-def _exclude_nested_repos(shell: ExecTarget, workdir: str) -> list[str]:
-    """Claws leave `git init`-ed folders (their workspace, memory); `git add -A` fails on one with
-    no commit and would record a gitlink otherwise. Exclude them; return their paths."""
-    script = ("find . -mindepth 2 -name .git -not -path './.git/*' -prune -print0 | "
+def _stage_everything(shell: ExecTarget, base_commit: str, workdir: str) -> tuple[list[str], str]:
+    """One exec (each costs a container round trip): exclude nested repositories, `git add -A`,
+    and the staged numstat. Claws leave `git init`-ed folders (their workspace, memory); `git add
+    -A` fails on one with no commit and would record a gitlink otherwise. Returns (the nested
+    folders excluded, the numstat); a NUL, which no path holds, separates the two."""
+    script = ("mkdir -p .git/info && find . -mindepth 2 -name .git -not -path './.git/*' -prune -print0 | "
               "while IFS= read -r -d '' g; do d=${g#./}; d=${d%/.git}; "
-              "printf '/%s/\\n' \"$d\" >> .git/info/exclude; printf '%s\\n' \"$d\"; done")
-    return run_step(shell, "exclude nested repositories", f"mkdir -p .git/info && {script}",
-                    STEP_TIMEOUT_S, workdir).splitlines()
+              "printf '/%s/\\n' \"$d\" >> .git/info/exclude; printf '%s\\n' \"$d\"; done "
+              f"&& git add -A && printf '\\0' && git diff --cached --no-renames --numstat -z {q(base_commit)}")
+    nested, _, numstat = run_step(shell, "stage the work", script, STEP_TIMEOUT_S, workdir).partition("\0")
+    return nested.splitlines(), numstat
 
 
 def _diff_against(shell: ExecTarget, base_commit: str, workdir: str, max_bytes: int) -> str:
-    """The staged diff, written to a temp file and read back (an exec's output is capped)."""
-    script = (f"f=$(mktemp) && {_DIFF} --cached {q(base_commit)} > \"$f\" "
-              "&& printf '%s\\n' \"$f\" && wc -c < \"$f\"")
-    path, size = run_step(shell, "git diff", script, STEP_TIMEOUT_S, workdir).split()
+    """The staged diff. Written to a temp file first: a diff up to INLINE_BYTES comes back in
+    the same exec, a larger one is read back as a file (an exec's output is capped)."""
+    script = (f"f=$(mktemp) && {_DIFF} --cached {q(base_commit)} > \"$f\" && n=$(wc -c < \"$f\") && "
+              f"if [ \"$n\" -le {INLINE_BYTES} ]; then printf '%s -\\n' \"$n\"; cat \"$f\"; rm -f \"$f\"; "
+              "else printf '%s %s\\n' \"$n\" \"$f\"; fi")
+    head, _, inline = run_step(shell, "git diff", script, STEP_TIMEOUT_S, workdir).partition("\n")
+    size, path = head.split(" ", 1)
+    if path == "-":
+        if int(size) > max_bytes:
+            raise PatchTooLarge(int(size), max_bytes)
+        return inline
     try:
         if int(size) > max_bytes:
             raise PatchTooLarge(int(size), max_bytes)
@@ -78,10 +88,9 @@ def _diff_against(shell: ExecTarget, base_commit: str, workdir: str, max_bytes: 
         shell.exec(f"rm -f {q(path)}", timeout_s=30, workdir=workdir)
 
 
-def staged_binaries(shell: ExecTarget, base_commit: str, workdir: str = REPO_DIR) -> list[str]:
-    """Staged paths git's numstat marks `-\t-` or `file --mime-encoding` calls binary."""
-    numstat = run_step(shell, "numstat", f"git diff --cached --no-renames --numstat -z {q(base_commit)}",
-                       STEP_TIMEOUT_S, workdir)
+def staged_binaries(numstat: str, shell: ExecTarget, workdir: str = REPO_DIR) -> list[str]:
+    """Staged paths the numstat (`git diff --cached --numstat -z`) marks `-\t-` or `file
+    --mime-encoding` calls binary."""
     entries = [entry.split("\t", 2) for entry in numstat.split("\0") if entry.count("\t") >= 2]
     binary = [path for added, deleted, path in entries if added == "-" and deleted == "-"]
     texts = [path for added, deleted, path in entries if not (added == "-" and deleted == "-")]
