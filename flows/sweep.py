@@ -5,6 +5,7 @@ scheduler (clawmark/sweeps/scheduler.py), after a look at the Docker engine (eng
 
 from __future__ import annotations
 
+from concurrent import futures
 from typing import Any
 
 from prefect import flow, get_run_logger
@@ -55,7 +56,11 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> Schedul
             # quote(): Prefect must not walk the plan (every task package, every cell) per submit
             return LocalRun(cell, run_cell.submit(quote(plan), cell, quote(store), quote(gateway)))
 
-        return schedule(plan.spec, store, cells, submit, logger, poll_s=POLL_S)
+        def first_ended(runs: list[LocalRun], timeout_s: float) -> None:
+            futures.wait([run.future.wrapped_future for run in runs], timeout=timeout_s,
+                         return_when=futures.FIRST_COMPLETED)
+
+        return schedule(plan.spec, store, cells, submit, logger, poll_s=POLL_S, wait=first_ended)
 
 
 @flow(name="sweep", log_prints=True)

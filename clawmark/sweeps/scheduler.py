@@ -110,6 +110,7 @@ class Scheduler:
     poll_s: float = 0.2
     max_resubmits: int = 0
     refresh: Callable[[list[Run]], None] | None = None  # once per poll, before runs are asked (one API call)
+    wait: Callable[[list[Run], float], None] | None = None  # until one run may have ended (default: sleep)
     tries: dict[str, int] = field(default_factory=dict)  # cell key -> submissions after its first
 
     def run(self, cells: list[Cell]) -> Schedule:
@@ -117,7 +118,10 @@ class Scheduler:
         while queue or flying:
             self._start(queue, flying, done)
             if not self._reap(flying, done):
-                time.sleep(self.poll_s)
+                if self.wait is not None and flying:
+                    self.wait(list(flying), self.poll_s)  # the next cell starts as soon as a slot frees
+                else:
+                    time.sleep(self.poll_s)
         return done
 
     def _start(self, queue: list[Cell], flying: list[Run], done: Schedule) -> None:
@@ -187,7 +191,10 @@ def new_row(store: ResultStore, sweep_id: str, cell_key: str, replaces: str | No
 
 
 def schedule(spec: SweepSpec, store: ResultStore, cells: list[Cell], submit: Submit, logger: Logger, *,
-             poll_s: float = 0.2, max_resubmits: int = 0, refresh: Callable[[list[Run]], None] | None = None) -> Schedule:
-    """Run `cells` through `submit` under the sweep's slots and cost cap, its spend read from the store."""
+             poll_s: float = 0.2, max_resubmits: int = 0, refresh: Callable[[list[Run]], None] | None = None,
+             wait: Callable[[list[Run], float], None] | None = None) -> Schedule:
+    """Run `cells` through `submit` under the sweep's slots and cost cap, its spend read from the
+    store. `wait(runs, poll_s)`: returns once one of `runs` may have ended, or after `poll_s`."""
     meter = SpendMeter.for_sweep(spec, store)
-    return Scheduler(submit, spec.sweep_id, spec.max_parallel, meter, logger, poll_s, max_resubmits, refresh).run(cells)
+    return Scheduler(submit, spec.sweep_id, spec.max_parallel, meter, logger, poll_s, max_resubmits, refresh,
+                     wait).run(cells)

@@ -211,3 +211,22 @@ def test_error_rows_under_the_bound_are_retried_paid_again_and_counted_against_t
     assert store.read_row(spec.sweep_id, first).attempt_id != "first"
     left = what_is_left(store, spec.sweep_id, {c.cell_key for c in cells}, limit=1)
     assert (left.missing, dict(left.retryable), dict(left.spent)) == (0, {"infra_error": 1}, {"infra_error": 1})
+
+
+def test_a_wait_hook_replaces_the_poll_sleep_and_sees_the_runs_in_flight(tmp_path, monkeypatch):
+    """A local sweep waits on its runs' futures: the next cell starts when one ends, not at the
+    next poll tick (a serial sweep paid half a tick per cell)."""
+    import clawmark.sweeps.scheduler as scheduler
+
+    def no_sleep(_):
+        raise AssertionError("the scheduler slept instead of waiting on its runs")
+
+    monkeypatch.setattr(scheduler.time, "sleep", no_sleep)
+    spec, store = _spec(max_parallel=2), ResultStore(tmp_path)
+    cells = plan_sweep(spec, store).pending
+    work, waits = FakeWork(spec, store, polls=3), []
+    done = schedule(spec, store, cells, work.submit, LOG, poll_s=7.5,
+                    wait=lambda runs, timeout_s: waits.append(({r.cell.cell_key for r in runs}, timeout_s)))
+    assert done.ran == len(cells) and waits
+    assert all(len(keys) <= 2 and timeout_s == 7.5 for keys, timeout_s in waits)
+    assert waits[0][0] == {c.cell_key for c in cells[:2]}
