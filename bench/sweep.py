@@ -18,6 +18,8 @@ start and the end: on a shared machine the Docker figures move with it.
    time, store read time).
 5. What a pool cell run spends finding its cell in that sweep: the whole grid planned (as it once
    did) vs its cell alone (`plan_cell`), as a ratio.
+6. Cells per minute of a `clawmark sweep --pool` of `nop` cells with 1, 2 and 3 process workers on
+   this machine (bench/_pool_workers.py; `--workers 1,2,3`, `--pool-cells 9`; `--workers 0` skips).
 """
 
 from __future__ import annotations
@@ -179,12 +181,18 @@ def main() -> None:
     parser.add_argument("--cells", type=int, default=6, help="nop cells for the overhead figure")
     parser.add_argument("--skip-docker", action="store_true", help="only the planning and resume figures")
     parser.add_argument("--concurrency", default="1,2,4", help="levels for waves vs slots (comma-separated)")
+    parser.add_argument("--workers", default="1,2,3", help="pool workers per run of figure 6 (0: skip it)")
+    parser.add_argument("--pool-cells", type=int, default=9, help="nop cells per pool sweep (figure 6)")
     args = parser.parse_args()
     print(f"load average at start: {_load()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="clawmark-bench-sweep-") as tmp:
         bench_resume(Path(tmp))
         if not args.skip_docker:
             bench_docker(Path(tmp), args.cells, [int(x) for x in args.concurrency.split(",")])
+            if workers := [int(x) for x in args.workers.split(",") if int(x) > 0]:
+                from _pool_workers import bench_pool
+
+                bench_pool(Path(tmp), INSTANCES, MIX[0], args.pool_cells, workers)
     print(f"load average at end: {_load()} ({os.cpu_count()} cores)", flush=True)
 
 
