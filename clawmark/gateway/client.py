@@ -10,7 +10,6 @@ import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
-import litellm
 from pydantic import BaseModel, Field
 
 from clawmark.gateway import passthrough
@@ -19,7 +18,7 @@ from clawmark.gateway.errors import CallAbandoned, InvalidRequest, ModelError
 from clawmark.gateway.ledger import Ledger, UsageRecord
 from clawmark.gateway.prices import PriceTable, default_prices
 from clawmark.gateway.recording import CassetteRecorder, assemble_message
-from clawmark.gateway.upstream import backoff_delay, litellm_target, to_model_error
+from clawmark.gateway.upstream import backoff_delay, litellm_module, litellm_target, to_model_error
 from clawmark.results.usage import ROLES
 
 __all__ = ["ClientConfig", "Completion", "complete", "acomplete", "astream", "default_prices"]
@@ -129,7 +128,7 @@ def complete(*, role: str, attempt_id: str, model: str, messages: list[dict], to
     kwargs = call.litellm_kwargs(messages, tools, params)
     while True:
         try:
-            response = litellm.completion(**kwargs).model_dump()
+            response = litellm_module().completion(**kwargs).model_dump()
         except Exception as exc:  # noqa: BLE001 - classified by to_model_error
             time.sleep(call.next_delay(exc))
         else:
@@ -151,7 +150,7 @@ async def acomplete(*, role: str, attempt_id: str, model: str, messages: list[di
             if target is not None:
                 response = await passthrough.post(target, body, call.config.timeout_s)
             else:
-                response = (await litellm.acompletion(**kwargs)).model_dump()
+                response = (await litellm_module().acompletion(**kwargs)).model_dump()
         except asyncio.CancelledError:  # the attempt was closed with this call running
             _abandon(call)
             raise
@@ -197,7 +196,7 @@ async def _open_stream(call: _Call, messages: list[dict], tools: list | None, pa
             if target is not None:
                 stream = passthrough.post_stream(target, body | streaming, call.config.timeout_s)
             else:
-                stream = _dumped(await litellm.acompletion(**call.litellm_kwargs(messages, tools, params), **streaming))
+                stream = _dumped(await litellm_module().acompletion(**call.litellm_kwargs(messages, tools, params), **streaming))
             return stream, await anext(stream)
         except asyncio.CancelledError:  # the attempt was closed with this call running
             _abandon(call)

@@ -4,11 +4,12 @@ typed errors and retry delays."""
 from __future__ import annotations
 
 import email.utils
+import functools
 import random
+import sys
 import time
+from types import ModuleType
 from typing import Any
-
-import litellm
 
 from clawmark.gateway.errors import (
     AuthError, ContextWindowExceeded, InvalidRequest, ModelError, RateLimited, UpstreamUnavailable,
@@ -16,23 +17,35 @@ from clawmark.gateway.errors import (
 from clawmark.gateway.cassettes import SCRIPTED_PREFIX, is_scripted
 from clawmark.gateway.scripted import scripted_base_url
 
-litellm.suppress_debug_info = True
 
-# Most specific first: ContextWindowExceededError is a BadRequestError.
-_ERROR_MAP: list[tuple[type[Exception], type[ModelError]]] = [
-    (litellm.ContextWindowExceededError, ContextWindowExceeded),
-    (litellm.RateLimitError, RateLimited),
-    (litellm.AuthenticationError, AuthError),
-    (litellm.PermissionDeniedError, AuthError),
-    (litellm.BadRequestError, InvalidRequest),
-    (litellm.NotFoundError, InvalidRequest),
-    (litellm.UnprocessableEntityError, InvalidRequest),
-    (litellm.Timeout, UpstreamUnavailable),
-    (litellm.APIConnectionError, UpstreamUnavailable),
-    (litellm.InternalServerError, UpstreamUnavailable),
-    (litellm.ServiceUnavailableError, UpstreamUnavailable),
-    (litellm.BadGatewayError, UpstreamUnavailable),
-]
+@functools.cache
+def litellm_module() -> ModuleType:
+    """litellm, imported on the first call that needs it: importing it takes seconds, which every
+    process paid (a pool's cell run, each CLI command) though scripted and OpenAI-compatible
+    calls take the passthrough path and never reach it."""
+    import litellm  # heavy: see the docstring
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+@functools.cache
+def _error_map() -> list[tuple[type[Exception], type[ModelError]]]:
+    litellm = litellm_module()
+    return [  # most specific first: ContextWindowExceededError is a BadRequestError
+        (litellm.ContextWindowExceededError, ContextWindowExceeded),
+        (litellm.RateLimitError, RateLimited),
+        (litellm.AuthenticationError, AuthError),
+        (litellm.PermissionDeniedError, AuthError),
+        (litellm.BadRequestError, InvalidRequest),
+        (litellm.NotFoundError, InvalidRequest),
+        (litellm.UnprocessableEntityError, InvalidRequest),
+        (litellm.Timeout, UpstreamUnavailable),
+        (litellm.APIConnectionError, UpstreamUnavailable),
+        (litellm.InternalServerError, UpstreamUnavailable),
+        (litellm.ServiceUnavailableError, UpstreamUnavailable),
+        (litellm.BadGatewayError, UpstreamUnavailable),
+    ]
 
 
 def litellm_target(model: str) -> dict[str, Any]:
@@ -47,7 +60,8 @@ def to_model_error(exc: Exception) -> ModelError:
     if isinstance(exc, ModelError):
         return exc
     status = getattr(exc, "status_code", None)
-    kind = next((ours for theirs, ours in _ERROR_MAP if isinstance(exc, theirs)), None)
+    known = _error_map() if "litellm" in sys.modules else []  # no litellm loaded: not one of its errors
+    kind = next((ours for theirs, ours in known if isinstance(exc, theirs)), None)
     if kind is None:
         kind = UpstreamUnavailable if isinstance(status, int) and status >= 500 else ModelError
     return kind(f"{type(exc).__name__}: {exc}", status_code=status, retry_after_s=_retry_after(exc))
