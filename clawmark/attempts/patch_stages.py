@@ -73,7 +73,7 @@ def provision(s: PatchAttempt) -> None:
         s.ctx = _context(s)  # the gateway network lives in the engine too
         s.env = _environment(s, s.ctx)
         s.ctx.sandbox = s.env.__enter__()
-        s.image_id = s.ctx.sandbox.image_id
+        s.image_id = s.env.image_id  # the instance image's: the container may start from its stripped image
     s.provisioned = True
     tokens = register(s.gateway, s.attempt_id, {EXECUTOR_ROLE: s.call_model}, _caps(s), s.layout.ledger,
                       params=dict(s.config.model_params), fallback_price=s.config.fallback_price, claw=s.claw)

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from clawmark.runtime.engine import docker_client
 from clawmark.runtime.exec_target import ForwardsToSandbox
 from clawmark.runtime.execution import ExecResult
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
-from clawmark.swe.history_strip import REPO_DIR, global_gitignore_command, prepare_history
+from clawmark.swe.history_strip import REPO_DIR, global_gitignore_command, prepare_history, verify_history
 from clawmark.swe.instance_image import instance_image
 from clawmark.swe.shell import q, run_step
+from clawmark.swe.stripped_image import stripped_image
 
 if TYPE_CHECKING:
     from clawmark.catalog.swe import SweInstance
@@ -54,9 +56,10 @@ class InstanceEnv(ForwardsToSandbox):
     def __init__(self, instance: SweInstance, config: InstanceEnvConfig | None = None, progress=None) -> None:
         self.instance, self.config, self.progress = instance, config or InstanceEnvConfig(), progress
         self.sandbox: Sandbox | None = None
+        self.image_id = ""  # the instance image's, even when the container starts from its stripped image
 
     def __enter__(self) -> Sandbox:
-        self.sandbox = provision_instance(self.instance, self.config, self.progress)
+        self.sandbox, self.image_id = provision_instance(self.instance, self.config, self.progress)
         return self.sandbox
 
     def __exit__(self, *exc_info) -> None:
@@ -65,23 +68,30 @@ class InstanceEnv(ForwardsToSandbox):
             self.sandbox = None
 
 
-def provision_instance(instance: SweInstance, config: InstanceEnvConfig, progress=None):
-    """Start the container and prepare /testbed; tears the container down if preparation fails."""
+def provision_instance(instance: SweInstance, config: InstanceEnvConfig, progress=None) -> tuple[Sandbox, str]:
+    """Start the container and prepare /testbed; tears the container down if preparation fails.
+    Returns it and the instance image's id. The container starts from the instance's stripped
+    image when one can be built, and then only the leak check runs in it."""
     image = instance_image(instance, progress)
+    engine_image = docker_client().images.get(image)
+    stripped = stripped_image(instance.instance_id, engine_image, instance.base_commit, progress)
     sandbox = Sandbox.provision(SandboxConfig(
-        image=image, cpus=config.cpus, memory_mb=config.memory_mb, pids_limit=config.pids_limit,
+        image=stripped or image, cpus=config.cpus, memory_mb=config.memory_mb, pids_limit=config.pids_limit,
         network=config.network, user=config.user, workdir=REPO_DIR, env=config.env,
         labels={"clawmark.role": "swe-instance", "clawmark.instance": instance.instance_id[:60], **config.labels},
         lifetime_seconds=config.lifetime_seconds, volumes=config.volumes, extra_hosts=config.extra_hosts))
     try:
         root = _AsRoot(sandbox)
-        prepare_history(root, instance.base_commit, fix_commits(instance), first=global_gitignore_command())
+        if stripped:
+            verify_history(root, instance.base_commit, fix_commits(instance))
+        else:
+            prepare_history(root, instance.base_commit, fix_commits(instance), first=global_gitignore_command())
         if config.user:  # the claw edits /testbed as its own user
             run_step(root, "chown /testbed", f"chown -R {q(config.user)} {REPO_DIR}", 600.0, "/")
     except BaseException:
         sandbox.teardown()
         raise
-    return sandbox
+    return sandbox, engine_image.id
 
 
 class _AsRoot(ForwardsToSandbox):

@@ -76,10 +76,14 @@ def _fill(script: str, **words: str) -> str:
     return script
 
 
+def strip_script(base_commit: str, branch: str = "main") -> str:
+    """The bash script that strips the repository in the current folder to `base_commit`."""
+    return _fill(_STRIP, BASE=q(base_commit), BRANCH=q(branch))
+
+
 def strip_history(shell: ExecTarget, base_commit: str, branch: str = "main", workdir: str = REPO_DIR) -> None:
     """Reset to the base and delete every ref, remote, reflog and object past it."""
-    run_step(shell, "strip history", _fill(_STRIP, BASE=q(base_commit), BRANCH=q(branch)),
-             STEP_TIMEOUT_S, workdir)
+    run_step(shell, "strip history", strip_script(base_commit, branch), STEP_TIMEOUT_S, workdir)
 
 
 def find_leaks(shell: ExecTarget, base_commit: str, known_future: Iterable[str] = (),
@@ -110,7 +114,7 @@ def prepare_history(shell: ExecTarget, base_commit: str, known_future: Iterable[
     """Strip, then verify, in one exec (each costs a container round trip); an instance whose
     history still leaks is refused (`HistoryLeak`). `first`: a command run before, in the same
     exec (`global_gitignore_command()`)."""
-    strip = _fill(_STRIP, BASE=q(base_commit), BRANCH="main")
+    strip = strip_script(base_commit)
     verify = _verify_script(base_commit, known_future)
     script = f"{first + ' && ' if first else ''}( {strip} ) && {{ {verify} }}"
     findings = _leaks(run_step(shell, "prepare history", script, STEP_TIMEOUT_S, workdir))
