@@ -321,3 +321,41 @@ def test_attempts_of_one_task_in_two_processes_at_once_capture_its_setup_once(on
     assert len({token for _, token in seen}) == 1 and len(seen[0][1]) == 16
     tags = on_fresh_engine.docker("images", REPOSITORY, "--format", "{{.Repository}}:{{.Tag}}").stdout.split()
     assert len(tags) == 1 and not tags[0].split(":", 1)[1].startswith("partial-")
+
+
+def test_eight_threads_in_two_processes_pull_a_missing_image_from_the_registry_once(on_fresh_engine, docker_client,
+                                                                                     tmp_path):
+    """A fresh worker engine lacks `go`; with CLAWMARK_IMAGE_REGISTRY set, eight callers at once
+    get it by one pull of the host's very image (its id, so nothing was built), under its plain
+    name, and the registry name does not stay behind."""
+    from clawmark.runtime.image_registry import push
+    from clawmark.runtime.images import image_ref
+    from tests.support.image_registry import image_registry
+
+    ref = image_ref("go")
+    docker_client.images.get(ref)  # built on the shared engine (make test builds every recipe): the machine that pushes
+    assert on_fresh_engine.docker("image", "inspect", ref, check=False).returncode != 0
+    ask = ("import json, threading; from clawmark.runtime.images import ensure_image; got = []; "
+           "threads = [threading.Thread(target=lambda: got.append(ensure_image('go'))) for _ in range(4)]; "
+           "[t.start() for t in threads]; [t.join() for t in threads]; print(json.dumps(got))")
+    with image_registry(tmp_path / "registry") as port:
+        registry = f"127.0.0.1:{port}"
+        with pytest.MonkeyPatch.context() as shared:
+            shared.setenv("CLAWMARK_IMAGE_REGISTRY", registry)
+            shared.delenv("DOCKER_HOST")
+            push([ref])
+        since = int(time.time()) - 1
+        callers = [subprocess.Popen([sys.executable, "-c", ask], cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True,
+                                    env={**environ_for(on_fresh_engine), "CLAWMARK_IMAGE_REGISTRY": registry,
+                                         "CLAWMARK_HOME": str(tmp_path / f"home{n}"), "PYTHONPATH": str(PROJECT_ROOT)})
+                   for n in range(2)]
+        outcomes = [caller.communicate(timeout=600) for caller in callers]
+    assert [c.returncode for c in callers] == [0, 0], [err[-2000:] for _, err in outcomes]
+    assert [json.loads(out.strip().splitlines()[-1]) for out, _ in outcomes] == [[ref] * 4, [ref] * 4]
+    pulls = _events(on_fresh_engine, since, "type=image", "event=pull")
+    assert len(pulls) == 1, pulls
+    pulled_id = on_fresh_engine.docker("image", "inspect", ref, "--format", "{{.Id}}").stdout.strip()
+    assert pulled_id == docker_client.images.get(ref).id
+    tags = on_fresh_engine.docker("images", "--format", "{{.Repository}}:{{.Tag}}").stdout.split()
+    assert ref in tags and not any(tag.startswith(registry) for tag in tags)
