@@ -30,11 +30,11 @@ from clawmark.results import ResultStore
 from clawmark.results.errors import is_disk_full
 from clawmark.results.lease import LeaseHeld, cell_lease
 from clawmark.results.location import open_store
+from clawmark.settings import PROJECT_ROOT
 from clawmark.sweeps import Cell, SweepSpec, engine_gate
 from clawmark.sweeps.shared_gateway import sweep_gateway
 from clawmark.sweeps.plan import SpendMeter, plan_cell
 from clawmark.sweeps.spec import rebased
-from clawmark.settings import PROJECT_ROOT
 from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, new_row  # DISK_FULL, ENGINE_DOWN: final state names
 from flows.sweep_tasks import run_cell
 

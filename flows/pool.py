@@ -31,8 +31,8 @@ from prefect.exceptions import ObjectNotFound
 from prefect.states import Crashed
 
 from clawmark.results import ResultStore
-from clawmark.runtime.worker_image import code_digest
 from clawmark.results.lease import cell_lease, is_live
+from clawmark.runtime.worker_image import code_digest
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec
 from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, Committed, Ended, NoRow, Schedule, Stop, new_row, \
     replaced_rows, schedule

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from clawmark.runtime.engine import docker_client
 from clawmark.runtime.errors import ImageBuildFailed
+from clawmark.runtime.image_cache import PULL_TIMEOUT_S
 from clawmark.settings import settings
-
-PULL_TIMEOUT_S = 3600
 
 
 def registry() -> str | None:

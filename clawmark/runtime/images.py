@@ -88,12 +88,12 @@ def ensure_derived_image(name: str, parent_ref: str, context_dir: Path | None, d
 def _present_or_pulled(ref: str, progress: Progress | None) -> bool:
     if image_present(ref):
         return True
-    if image_registry.registry() is None:
+    if (where := image_registry.registry()) is None:
         return False
     with image_lock(ref):
         if image_present(ref):
             return True
-        _say(progress, f"pulling {ref} from {image_registry.registry()}")
+        _say(progress, f"pulling {ref} from {where}")
         return image_registry.pulled(ref)
 
 

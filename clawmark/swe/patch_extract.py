@@ -76,16 +76,13 @@ def _diff_against(shell: ExecTarget, base_commit: str, workdir: str, max_bytes: 
               "else printf '%s %s\\n' \"$n\" \"$f\"; fi")
     head, _, inline = run_step(shell, "git diff", script, STEP_TIMEOUT_S, workdir).partition("\n")
     size, path = head.split(" ", 1)
-    if path == "-":
-        if int(size) > max_bytes:
-            raise PatchTooLarge(int(size), max_bytes)
-        return inline
     try:
         if int(size) > max_bytes:
             raise PatchTooLarge(int(size), max_bytes)
-        return shell.read_file(path).decode("utf-8", errors="replace")  # predictions are JSON text
+        return inline if path == "-" else shell.read_file(path).decode("utf-8", errors="replace")  # JSON text
     finally:
-        shell.exec(f"rm -f {q(path)}", timeout_s=30, workdir=workdir)
+        if path != "-":  # an inline diff's file is already gone
+            shell.exec(f"rm -f {q(path)}", timeout_s=30, workdir=workdir)
 
 
 def staged_binaries(numstat: str, shell: ExecTarget, workdir: str = REPO_DIR) -> list[str]:

@@ -12,9 +12,9 @@ from clawmark.attempts.closed_loop import ClosedLoopAttemptConfig
 from clawmark.attempts.credentials import CREDENTIAL_ERROR
 from clawmark.attempts.patch import PatchAttemptConfig
 from clawmark.catalog.errors import CatalogError, from_validation
-from clawmark.jsontypes import JsonValue
 from clawmark.claws.profiles import (DEFAULT_PROFILE, ProfileError, ProfileSource, ProfileUse, load_profile,
                                      profiled_claw)
+from clawmark.jsontypes import JsonValue
 from clawmark.settings import TASKS_CATALOG
 from clawmark.taskenv.config import BASE_SKILLS_DIR
 from clawmark.webproxy.config import IRREVERSIBLE_RULES, BlockRule, WebProxyConfig

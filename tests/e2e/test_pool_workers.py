@@ -20,7 +20,7 @@ import yaml
 from clawmark.results import ResultStore
 from clawmark.results.lease import cell_lease_dir
 from clawmark.settings import TASKS_CATALOG
-from tests.support.prefect_server import PROJECT, PREFECT, api, client_env, run, running_server, worker
+from tests.support.prefect_server import PROJECT, PREFECT, api, await_polling, client_env, run, running_server, worker
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 POOL, SWEEP = "pool-test", "pool"
@@ -78,16 +78,6 @@ def _await_victim(proc, results, victim, docker_client, timeout_s=900.0) -> list
     raise AssertionError(f"worker {victim.pid} never held a cell with a container up; sweep output:\n{out[-4000:]}")
 
 
-def _await_polling(worker_proc, log: Path, timeout_s: float = 300.0) -> None:
-    """Until the worker says it started (it polls the pool from then on)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and worker_proc.poll() is None:
-        if "started!" in log.read_text(errors="replace"):
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"worker {worker_proc.pid} never started:\n{log.read_text(errors='replace')[-3000:]}")
-
-
 def _cell_runs(ui_url: str) -> dict[str, list[dict]]:
     [deployment] = [d for d in api(ui_url, "POST", "/deployments/filter", {}) if d["name"] == POOL]
     runs = api(ui_url, "POST", "/flow_runs/filter", {"flow_runs": {"deployment_id": {"any_": [deployment["id"]]}}})
@@ -112,8 +102,8 @@ def test_two_workers_one_killed_every_cell_once_and_its_containers_reaped(docker
         # holds a cell: left to race, one worker could take every cell (seen in CI under load).
         with worker(env, POOL, log=tmp_path / "victim.log") as victim, \
                 worker(env, POOL, log=tmp_path / "survivor.log") as survivor:
-            _await_polling(victim, tmp_path / "victim.log")
-            _await_polling(survivor, tmp_path / "survivor.log")
+            await_polling(victim, tmp_path / "victim.log")
+            await_polling(survivor, tmp_path / "survivor.log")
             os.killpg(survivor.pid, signal.SIGSTOP)
             sweep = subprocess.Popen(
                 [sys.executable, "-m", "clawmark.cli.main", "sweep", str(spec_file), "--pool", POOL,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -14,13 +13,8 @@ from pathlib import Path
 import httpx
 import yaml
 
+from clawmark.cli.server import free_port
 from tests.support.paths import REPO
-
-
-def _free_port(host: str) -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
 
 
 @contextlib.contextmanager
@@ -30,7 +24,7 @@ def image_registry(folder: Path, host: str = "127.0.0.1") -> Iterator[int]:
     if not shutil.which("docker-registry"):
         subprocess.run(["bash", str(REPO / "scripts" / "registry-up.sh")], check=True, timeout=900)
     folder.mkdir(parents=True, exist_ok=True)
-    port, config = _free_port(host), folder / "registry.yml"
+    port, config = free_port(host), folder / "registry.yml"
     config.write_text(yaml.safe_dump({"version": 0.1, "log": {"level": "warn"},
                                       "storage": {"filesystem": {"rootdirectory": str(folder / "data")},
                                                   "delete": {"enabled": True}},

@@ -124,3 +124,13 @@ def worker(env: dict[str, str], pool: str = "clawmark", log: Path | None = None)
         _stop(proc)
         if log:
             sink.close()
+
+
+def await_polling(worker_proc, log: Path, timeout_s: float = 300.0) -> None:
+    """Until the worker says it started (it polls the pool from then on)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and worker_proc.poll() is None:
+        if "started!" in log.read_text(errors="replace"):
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"worker {worker_proc.pid} never started:\n{log.read_text(errors='replace')[-3000:]}")

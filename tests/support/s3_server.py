@@ -4,7 +4,6 @@ one bucket in it, and the result-store URL that points at it (what a user passes
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import sys
 import time
@@ -13,22 +12,18 @@ from pathlib import Path
 
 import pyarrow.fs as pafs
 
+from clawmark.cli.server import free_port
+
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "clawmark-test", "AWS_SECRET_ACCESS_KEY": "clawmark-test",
                "AWS_DEFAULT_REGION": "us-east-1"}
 BUCKET = "clawmark"
-
-
-def _free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
 
 
 @contextlib.contextmanager
 def s3_server(log_dir: Path, host: str = "127.0.0.1") -> Iterator[tuple[str, pafs.S3FileSystem]]:
     """(store URL `s3://clawmark/results?…`, a filesystem on the server) until the block ends;
     `host`: the address it binds (loopback unless a container must reach it)."""
-    port = _free_port(host)
+    port = free_port(host)
     log = log_dir / "moto.log"
     server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", host, "-p", str(port)],
                               stdout=log.open("wb"), stderr=subprocess.STDOUT)
