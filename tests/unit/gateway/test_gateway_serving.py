@@ -42,3 +42,24 @@ def test_a_stopped_server_is_not_serving():
     assert server.serving()
     server.stop()
     assert not server.serving()
+
+
+async def _loop_app(scope, receive, send):
+    if scope["type"] == "http":
+        loop = type(asyncio.get_running_loop())
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": f"{loop.__module__}.{loop.__name__}".encode()})
+
+
+def test_requests_are_parsed_by_httptools_on_uvloop():
+    """Not uvicorn's pure-Python fallback: h11 and the stock loop cost the gateway ~2x the CPU."""
+    import httpx
+
+    server = BackgroundServer(_loop_app).start()
+    try:
+        served_on = httpx.get(f"http://127.0.0.1:{server.port}/", timeout=10).text
+        protocol = server._server.config.http_protocol_class
+    finally:
+        server.stop()
+    assert served_on.startswith("uvloop")
+    assert protocol.__name__ == "HttpToolsProtocol"
