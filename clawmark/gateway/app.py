@@ -158,39 +158,41 @@ async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
     await passthrough.close_session()  # pooled upstream connections die with the server's loop
 
 
-def create_gateway_app(gateway: GatewayApp) -> FastAPI:
+TYPED_ERRORS = (UnknownAttempt, AttemptClosed, ModelError, TokenRefused)
+
+
+def error_for(exc: Exception) -> JSONResponse | None:
+    """The response a typed error of a request gets (None: not one of ours, a bug)."""
+    if isinstance(exc, UnknownAttempt):
+        return error_response(404, str(exc), "not_found")
+    if isinstance(exc, AttemptClosed):
+        return error_response(410, str(exc), "attempt_closed")
+    if isinstance(exc, ModelError):
+        return model_error_response(exc)
+    if isinstance(exc, TokenRefused):
+        return error_response(exc.status, str(exc), "authentication_error")
+    return None
+
+
+async def _typed_error(_: Request, exc: Exception) -> JSONResponse:
+    response = error_for(exc)
+    assert response is not None  # registered for TYPED_ERRORS only
+    return response
+
+
+def create_fastapi_app(gateway: GatewayApp) -> FastAPI:
+    """Every endpoint but chat completions, which clawmark.gateway.fast_chat serves in front of it."""
     app = FastAPI(title="clawmark model gateway", lifespan=_lifespan)
 
-    @app.exception_handler(UnknownAttempt)
-    async def unknown_attempt(_: Request, exc: UnknownAttempt) -> JSONResponse:
-        return error_response(404, str(exc), "not_found")
-
-    @app.exception_handler(AttemptClosed)
-    async def closed_attempt(_: Request, exc: AttemptClosed) -> JSONResponse:
-        return error_response(410, str(exc), "attempt_closed")
-
-    @app.exception_handler(ModelError)
-    async def model_error(_: Request, exc: ModelError) -> JSONResponse:
-        return model_error_response(exc)
-
-    @app.exception_handler(TokenRefused)
-    async def token_refused(_: Request, exc: TokenRefused) -> JSONResponse:
-        return error_response(exc.status, str(exc), "authentication_error")
-
-    @app.post("/a/{attempt_id}/{role}/v1/chat/completions")
-    async def chat(attempt_id: str, role: str, request: Request):
-        route = authorized(gateway.routes, attempt_id, role, request)  # before the body is even read
-        body = await _json_body(request, gateway.max_body_bytes)
-        if isinstance(body, JSONResponse):
-            return body
-        return await gateway.chat(route, role, body)
+    for kind in TYPED_ERRORS:
+        app.add_exception_handler(kind, _typed_error)
 
     @app.post("/a/{attempt_id}/{role}/v1/responses")
     async def responses(attempt_id: str, role: str, request: Request):
         from clawmark.gateway.responses_api import handle_responses  # noqa: PLC0415 - rarely used
 
         route = authorized(gateway.routes, attempt_id, role, request)
-        body = await _json_body(request, gateway.max_body_bytes)
+        body = await json_body(request, gateway.max_body_bytes)
         if isinstance(body, JSONResponse):
             return body
         token = route.inflight.enter()
@@ -234,7 +236,7 @@ def presented_token(request: Request) -> str | None:
     return bearer or request.headers.get("x-api-key")
 
 
-async def _json_body(request: Request, limit: int) -> dict | JSONResponse:
+async def json_body(request: Request, limit: int) -> dict | JSONResponse:
     raw = bytearray()
     async for piece in request.stream():
         raw += piece

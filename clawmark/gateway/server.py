@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from clawmark.gateway.app import GatewayApp, create_gateway_app
+from clawmark.gateway.app import GatewayApp
+from clawmark.gateway.fast_chat import create_gateway_app
 from clawmark.gateway.budget import Budget
 from clawmark.gateway.client import ClientConfig, default_prices
 from clawmark.gateway.prices import Price, require_price

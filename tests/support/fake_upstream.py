@@ -5,6 +5,7 @@ when each request arrived, so a test can check the gateway's backoff from the pr
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ class FakeUpstream:
     refuse_while: Callable[[], bool] | None = None  # or: 429 as long as this says so
     retry_after_s: float = 1.0
     hang: bool = False  # accept the request, never answer
+    drip_s: float = 0.0  # a streamed reply: one word every drip_s seconds
     arrivals: list[float] = field(default_factory=list)
     statuses: list[int] = field(default_factory=list)
     port: int = 0
@@ -42,11 +44,25 @@ class FakeUpstream:
             return web.json_response({"error": {"message": "slow down", "type": "rate_limit_error"}}, status=429,
                                      headers={"Retry-After": f"{self.retry_after_s:g}"})
         self.statuses.append(200)
+        if body.get("stream") and self.drip_s:
+            return await self._drip(request, body)
         usage = {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020}
         message = {"role": "assistant", "content": REPLY}
         return web.json_response({"id": "fake-1", "object": "chat.completion", "created": int(time.time()),
                                   "model": body.get("model", "fake"), "usage": usage,
                                   "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
+
+    async def _drip(self, request: web.Request, body: dict) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"content-type": "text/event-stream"})
+        await response.prepare(request)
+        base = {"id": "fake-1", "object": "chat.completion.chunk", "model": body.get("model", "fake")}
+        for word in REPLY.split():
+            chunk = {**base, "choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}]}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            await asyncio.sleep(self.drip_s)
+        usage = {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020}
+        await response.write(f"data: {json.dumps({**base, 'choices': [], 'usage': usage})}\n\ndata: [DONE]\n\n".encode())
+        return response
 
     def refused(self) -> int:
         return self.statuses.count(429)
