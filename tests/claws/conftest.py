@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.claws.kit import CASSETTES, KIT_CLAWS, KitClaw, RecordingProvider
+from tests.claws.kit import CASSETTES, EDICT_TIMEOUT_S, KIT_CLAWS, KitClaw, RecordingProvider
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +52,6 @@ def store(tmp_path):
 
 
 # An EDICT turn is four OpenClaw runs: one follow-up case took 650 s at load 13, near pytest's 900 s.
-EDICT_TIMEOUT_S = 1800
 
 
 @pytest.fixture(params=[pytest.param(claw, marks=pytest.mark.timeout(EDICT_TIMEOUT_S)) if claw.name.startswith("edict") else claw

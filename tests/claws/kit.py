@@ -90,6 +90,8 @@ class KitClaw:
         return self.label or self.name
 
 
+EDICT_TIMEOUT_S = 1800  # a court turn is four OpenClaw runs: past the suite's 900 s on a loaded machine
+
 # ZeroClaw cannot be built here: its adapter runs against our stand-in of `zeroclaw acp`.
 ZEROCLAW_STANDIN = (("host_dir", str(FIXTURES / "zeroclaw")),
                     ("command", ("python3", "/opt/claws/zeroclaw/zeroclaw_standin.py", "acp")), ("standin", True))
