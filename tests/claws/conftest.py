@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.claws.kit import CASSETTES, EDICT_TIMEOUT_S, KIT_CLAWS, KitClaw, RecordingProvider
+from tests.claws.kit import CASSETTES, KIT_CLAWS, KitClaw, RecordingProvider, claw_param
 
 
 @pytest.fixture(scope="session")
@@ -54,7 +54,6 @@ def store(tmp_path):
 # An EDICT turn is four OpenClaw runs: one follow-up case took 650 s at load 13, near pytest's 900 s.
 
 
-@pytest.fixture(params=[pytest.param(claw, marks=pytest.mark.timeout(EDICT_TIMEOUT_S)) if claw.name.startswith("edict") else claw
-                        for claw in KIT_CLAWS], ids=str)
+@pytest.fixture(params=[claw_param(claw) for claw in KIT_CLAWS])
 def kit_claw(request) -> KitClaw:
     return request.param

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from clawmark.gateway.cassettes import content_text
 from tests.support.paths import FIXTURES
 
@@ -91,6 +93,12 @@ class KitClaw:
 
 
 EDICT_TIMEOUT_S = 1800  # a court turn is four OpenClaw runs: past the suite's 900 s on a loaded machine
+
+
+def claw_param(claw: "KitClaw", *values: object, id: str | None = None) -> Any:
+    """pytest.param of a kit claw (and the case's other values); EDICT's court gets EDICT_TIMEOUT_S."""
+    marks = [pytest.mark.timeout(EDICT_TIMEOUT_S)] if claw.name.startswith("edict") else []
+    return pytest.param(claw, *values, id=id or str(claw), marks=marks)
 
 # ZeroClaw cannot be built here: its adapter runs against our stand-in of `zeroclaw acp`.
 ZEROCLAW_STANDIN = (("host_dir", str(FIXTURES / "zeroclaw")),

@@ -18,7 +18,7 @@ from clawmark.claws import Budgets, ClawContext, get_claw
 from clawmark.gateway.ledger import read_ledger
 from clawmark.results import ErrorKind, Status
 from clawmark.swe.environment import InstanceEnv, InstanceEnvConfig
-from tests.claws.kit import (EDICT_TIMEOUT_S, FIX_MARK, FOLLOW_UP, KIT_CLAWS, TURN0_MARK, claw_paths_in_patch,
+from tests.claws.kit import (FIX_MARK, FOLLOW_UP, KIT_CLAWS, TURN0_MARK, claw_param, claw_paths_in_patch,
                              follow_up_request, texts)
 from tests.support.attempt_fixtures import INI, INSTANCES
 
@@ -121,8 +121,7 @@ def test_a_turn_past_its_deadline_is_stopped_and_typed_timeout(kit_claw, provide
 # EDICT types a failure from the same ledger line whatever the status, so it takes the 401 only: its
 # 500 case sat through OpenClaw's own retries of the gateway's 503 (~180 s) for no other evidence.
 FAILURES = [(500, "upstream_unavailable"), (401, "auth_error")]
-FAILURE_CASES = [pytest.param(c, code, kind, id=f"{c}-{code}-{kind}",
-                              marks=[pytest.mark.timeout(EDICT_TIMEOUT_S)] if c.name.startswith("edict") else [])
+FAILURE_CASES = [claw_param(c, code, kind, id=f"{c}-{code}-{kind}")
                  for c in KIT_CLAWS for code, kind in FAILURES if not (c.name == "edict-3role" and code == 500)]
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 REPLY = "I looked at the code and have no diff to offer."
+USAGE = {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020}
 
 
 @dataclass
@@ -46,10 +47,9 @@ class FakeUpstream:
         self.statuses.append(200)
         if body.get("stream") and self.drip_s:
             return await self._drip(request, body)
-        usage = {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020}
         message = {"role": "assistant", "content": REPLY}
         return web.json_response({"id": "fake-1", "object": "chat.completion", "created": int(time.time()),
-                                  "model": body.get("model", "fake"), "usage": usage,
+                                  "model": body.get("model", "fake"), "usage": USAGE,
                                   "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
 
     async def _drip(self, request: web.Request, body: dict) -> web.StreamResponse:
@@ -60,8 +60,7 @@ class FakeUpstream:
             chunk = {**base, "choices": [{"index": 0, "delta": {"content": word + " "}, "finish_reason": None}]}
             await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
             await asyncio.sleep(self.drip_s)
-        usage = {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020}
-        await response.write(f"data: {json.dumps({**base, 'choices': [], 'usage': usage})}\n\ndata: [DONE]\n\n".encode())
+        await response.write(f"data: {json.dumps({**base, 'choices': [], 'usage': USAGE})}\n\ndata: [DONE]\n\n".encode())
         return response
 
     def refused(self) -> int:
