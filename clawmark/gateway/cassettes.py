@@ -154,14 +154,15 @@ def model_list(models: list[str]) -> dict:
     return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "clawmark"} for m in models]}
 
 
-def find_cassette(name: str) -> Path:
+def find_cassette(name: str, dirs: list[Path] | None = None) -> Path:
     if not NAME_RE.match(name):
         raise CassetteError(f"cassette name {name!r}: expected letters, digits, '.', '_' or '-'")
-    for folder in cassette_dirs():
+    dirs = cassette_dirs() if dirs is None else dirs
+    for folder in dirs:
         for suffix in (".yaml", ".yml", ".json"):
             if (path := folder / f"{name}{suffix}").is_file():
                 return path
-    raise CassetteError(f"no cassette {name!r} in {', '.join(str(d) for d in cassette_dirs())}")
+    raise CassetteError(f"no cassette {name!r} in {', '.join(str(d) for d in dirs)}")
 
 
 def load_cassette(path: Path) -> Cassette:
@@ -178,12 +179,24 @@ def load_cassette(path: Path) -> Cassette:
 
 
 _cache: dict[Path, tuple[float, Cassette]] = {}
+# Where a cassette was found in the first folder of its search path (every call of a scripted model
+# looks its cassette up twice, for its reply and for its price): one stat instead of up to seven.
+_first_folder_hits: dict[tuple[str, Path], Path] = {}
 
 
 def get_cassette(name: str) -> Cassette:
     """Load by name, cached until the file changes (recording appends while replaying is possible)."""
-    path = find_cassette(name)
-    mtime = path.stat().st_mtime
+    dirs = cassette_dirs()
+    path = _first_folder_hits.get((name, dirs[0]))
+    try:
+        mtime = path.stat().st_mtime if path is not None else None
+    except FileNotFoundError:  # deleted since: looked for again
+        mtime = None
+    if mtime is None:
+        path = find_cassette(name, dirs)
+        mtime = path.stat().st_mtime
+        if path.parent == dirs[0] and path.suffix == ".yaml":  # nothing before it in the search order
+            _first_folder_hits[(name, dirs[0])] = path
     hit = _cache.get(path)
     if hit is None or hit[0] != mtime:
         hit = _cache[path] = (mtime, load_cassette(path))

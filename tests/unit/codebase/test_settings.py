@@ -103,6 +103,8 @@ def test_read_at_call_time_and_cached_only_per_environment(monkeypatch, tmp_path
     assert first.stage_retries == 5 and settings() is first
     monkeypatch.setenv("CLAWMARK_STAGE_RETRIES", "0")
     assert settings().stage_retries == 0
+    monkeypatch.delenv("CLAWMARK_STAGE_RETRIES")
+    assert settings().stage_retries == 2  # gone from the environment: the default again
     monkeypatch.setenv("CLAWMARK_CASSETTES", f"{tmp_path}/a:~/b")
     assert settings().cassettes == [tmp_path / "a", Path("~/b").expanduser()]
 

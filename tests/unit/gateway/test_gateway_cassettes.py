@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from clawmark.gateway.cassettes import Cassette, CassetteError, find_cassette, load_cassette
+from clawmark.gateway.cassettes import Cassette, CassetteError, find_cassette, get_cassette, load_cassette
 from clawmark.gateway.client import complete
 from clawmark.gateway.ledger import Ledger, read_ledger
 
@@ -61,6 +63,24 @@ def test_cassettes_dir_from_env_is_searched_first(tmp_path, monkeypatch):
     assert find_cassette("demo") == tmp_path / "demo.yaml"
     with pytest.raises(CassetteError, match="expected letters"):
         find_cassette("../etc/passwd")
+
+
+def test_a_cassette_is_read_again_when_it_changes_moves_or_goes(tmp_path, monkeypatch):
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    monkeypatch.setenv("CLAWMARK_CASSETTES", f"{first}:{second}")
+    (second / "who.yaml").write_text("steps:\n  - content: second\n")
+    mine = first / "who.yaml"
+    mine.write_text("steps:\n  - content: first\n")
+    assert get_cassette("who").steps[0].content == "first"  # remembered where it was found
+    mine.write_text("steps:\n  - content: first, edited\n")
+    os.utime(mine, (1, 1))  # a new mtime however coarse the filesystem's clock
+    assert get_cassette("who").steps[0].content == "first, edited"
+    mine.unlink()
+    assert get_cassette("who").steps[0].content == "second"  # not the remembered file
+    (second / "who.yaml").unlink()
+    with pytest.raises(CassetteError, match="no cassette 'who'"):
+        get_cassette("who")
 
 
 def test_blocking_complete_on_a_scripted_model(tmp_path):
