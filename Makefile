@@ -32,7 +32,7 @@ postgres:
 	@bash scripts/postgres-up.sh
 
 images: venv engine
-	$(VENV)/bin/clawmark images build --all --jobs 3
+	$(VENV)/bin/clawmark images build --all --jobs 4
 
 # run-tests.sh builds the images itself, beside the tests that need none.
 test: venv engine browser postgres

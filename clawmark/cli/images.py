@@ -23,7 +23,7 @@ def build_cmd(
 
     from clawmark.runtime import images
     from clawmark.runtime.errors import RuntimeFailure
-    from clawmark.runtime.recipes import discover
+    from clawmark.runtime.recipes import build_order, discover
 
     console = make_console()
     try:
@@ -32,7 +32,7 @@ def build_cmd(
         wanted = [n for n, r in recipes.items() if not r.opt_in] if every else names
         for name in sorted(set(recipes) - set(wanted)) if every else ():  # named images: no notice about others
             console.print(f"[dim]{name}: opt-in recipe, built only when named (images/{name}/README.md)[/dim]")
-        missing = [n for n in wanted if not images.image_present(images.image_ref(n))]
+        missing = build_order([n for n in wanted if not images.image_present(images.image_ref(n))], recipes)
         if not missing:
             console.print(f"all {len(wanted)} images present; nothing to build")
             return

@@ -33,6 +33,8 @@ class Recipe(BaseModel):
     labels: dict[str, str] = Field(default_factory=dict, description="Extra image labels (recipe.yaml `labels`).")
     opt_in: bool = Field(False, description="Built only when named, never by `images build --all` "
                                             "(recipe.yaml `opt_in`: e.g. it needs what this machine lacks).")
+    build_first: bool = Field(False, description="A long build, started before the others by `images build "
+                              "--jobs N` so it does not finish last (recipe.yaml `build_first`).")
 
     @property
     def is_rootfs(self) -> bool:
@@ -67,10 +69,18 @@ def load_recipe(folder: Path) -> Recipe:
     labels = meta.get("labels") or {}
     if not isinstance(labels, dict):
         raise ImageMissing(f"{meta_path}: field `labels` must be a mapping of strings")
-    if not isinstance(meta.get("opt_in", False), bool):
-        raise ImageMissing(f"{meta_path}: field `opt_in` must be true or false")
+    for switch in ("opt_in", "build_first"):
+        if not isinstance(meta.get(switch, False), bool):
+            raise ImageMissing(f"{meta_path}: field `{switch}` must be true or false")
     return Recipe(name=folder.name, folder=folder, parent=meta.get("parent"),
-                  labels={str(k): str(v) for k, v in labels.items()}, opt_in=meta.get("opt_in", False))
+                  labels={str(k): str(v) for k, v in labels.items()}, opt_in=meta.get("opt_in", False),
+                  build_first=meta.get("build_first", False))
+
+
+def build_order(names: list[str], recipes: dict[str, Recipe]) -> list[str]:
+    """`names` with the long builds (`build_first`) first, each group in its given order: built in
+    alphabetical order, the longest ones started last and a fresh machine's build ended on them alone."""
+    return sorted(names, key=lambda name: not recipes[name].build_first)
 
 
 def get_recipe(name: str, recipes: dict[str, Recipe] | None = None) -> Recipe:

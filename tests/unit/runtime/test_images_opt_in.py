@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from clawmark.cli.main import app
 from clawmark.runtime.errors import ImageMissing
-from clawmark.runtime.recipes import discover
+from clawmark.runtime.recipes import build_order, discover
 
 
 def _recipe(root, name, meta):
@@ -33,7 +33,17 @@ def test_build_all_names_the_opt_in_recipe_and_leaves_it_alone(tmp_path, monkeyp
     assert "all 0 images present; nothing to build" in result.output
 
 
-def test_an_opt_in_flag_that_is_not_a_boolean_is_refused_naming_the_file(tmp_path):
-    _recipe(tmp_path, "odd", "opt_in: maybe\n")
-    with pytest.raises(ImageMissing, match=r"odd/recipe.yaml: field `opt_in` must be true or false"):
+@pytest.mark.parametrize("switch", ["opt_in", "build_first"])
+def test_a_switch_that_is_not_a_boolean_is_refused_naming_the_file(tmp_path, switch):
+    _recipe(tmp_path, "odd", f"{switch}: maybe\n")
+    with pytest.raises(ImageMissing, match=rf"odd/recipe.yaml: field `{switch}` must be true or false"):
         discover(tmp_path)
+
+
+def test_the_long_builds_start_first_and_each_group_keeps_its_order(tmp_path):
+    for name, meta in (("a", ""), ("b", "build_first: true\n"), ("c", ""), ("d", "build_first: true\n")):
+        _recipe(tmp_path, name, meta or "parent: null\n")
+    assert build_order(["a", "b", "c", "d"], discover(tmp_path)) == ["b", "d", "a", "c"]
+    bundled = discover()
+    order = build_order(sorted(n for n, r in bundled.items() if not r.opt_in), bundled)
+    assert order[:3] == ["claw-openclaw", "claw-openclaw-2026.3.11", "judge-codex"]  # the ~5-minute builds
