@@ -24,7 +24,7 @@ from tests.support.paths import REPO
 from tests.support.prefect_server import PREFECT, api, client_env, run, running_server
 from tests.support.s3_server import CREDENTIALS, s3_server
 
-# From zero the worker image is built here (its venv is ~3-5 min of pip downloads) beside the sweep.
+# make test builds the worker image in its image phase; run alone from zero, this test builds it (~3-5 min of pip downloads).
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(1800)]
 POOL, SWEEP = "contained", "contained"
 CELLS = {"tasks": ["clawmark-fixtures__iniparse-py-1"], "claws": ["oracle", "nop"], "models": ["scripted/demo"]}
