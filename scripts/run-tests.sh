@@ -28,17 +28,17 @@ reports=${CLAWMARK_TEST_REPORTS:-.clawmark/test-reports}  # every test's time, k
 mkdir -p "$reports"
 common=(-p no:cacheprovider)
 
-# The images the Docker tests would otherwise build inside the pool are built here too: the pool
-# worker's (tests/e2e/test_pool_worker_container.py) and the opt-in desktop and browser (their
-# tests' set-up). Mostly package downloads, they fill the image phase's idle CPU instead of pool time.
+# The images the Docker tests would otherwise build inside the pool are built here too, as they are
+# mostly package downloads that fill the image phase's idle CPU: the pool worker's
+# (tests/e2e/test_pool_worker_container.py) before the pool starts, and the opt-in desktop and
+# browser beside the pool's first minutes (the ~10-minute tail of the image phase when waited for;
+# a test that needs one waits on its build lock, clawmark/runtime/images.image_lock).
+.venv/bin/clawmark images build --jobs 2 desktop browser > "$logs/opt-in-images.log" 2>&1 &
+opt_in_pid=$!
 build_images() {
   .venv/bin/clawmark images worker > "$logs/worker-image.log" 2>&1 &
   local worker_pid=$! status=0
-  .venv/bin/clawmark images build --jobs 2 desktop browser > "$logs/opt-in-images.log" 2>&1 &
-  local opt_in_pid=$!
   .venv/bin/clawmark images build --all --jobs 4 || status=1
-  if wait "$opt_in_pid"; then grep -E ': (built|present)' "$logs/opt-in-images.log"
-  else echo "desktop/browser images: failed"; cat "$logs/opt-in-images.log"; status=1; fi
   if wait "$worker_pid"; then echo "worker image: $(tail -1 "$logs/worker-image.log") (${SECONDS} s)"
   else echo "worker image: failed"; cat "$logs/worker-image.log"; status=1; fi
   return "$status"
@@ -69,6 +69,8 @@ if [ "$images_ok" = 1 ]; then
 else
   failed+=(images)
 fi
+if wait "$opt_in_pid"; then echo "===== desktop and browser images"; grep -E ': (built|present)' "$logs/opt-in-images.log"
+else echo "===== desktop and browser images: failed"; cat "$logs/opt-in-images.log"; failed+=(opt-in-images); fi
 wait "$unit_pid" || failed+=(unit)
 [ "$docker_ok" = 1 ] || failed+=(docker)
 echo "===== pytest (unit)"
