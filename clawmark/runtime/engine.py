@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -31,10 +32,22 @@ def docker_client(timeout_s: float = 120) -> "docker.DockerClient":
     return client
 
 
-@lru_cache(maxsize=1)
-def shared_client() -> "docker.DockerClient":
-    """One pinged client per process; the docker SDK client is thread-safe for our use."""
-    return docker_client()
+def shared_client(timeout_s: float = 120) -> "docker.DockerClient":
+    """One pinged client per process and engine (DOCKER_HOST and its TLS settings, as they are now:
+    a test that points them at a private engine gets that engine's client); the docker SDK client is
+    thread-safe for our use. Made once: a new client costs a version round trip and ~20 ms of CPU."""
+    return _client_for(tuple(os.environ.get(name) for name in _ENGINE_VARIABLES), timeout_s)
+
+
+_ENGINE_VARIABLES = ("DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH")
+
+
+@lru_cache(maxsize=8)
+def _client_for(engine: tuple[str | None, ...], timeout_s: float) -> "docker.DockerClient":
+    return docker_client(timeout_s)
+
+
+shared_client.cache_clear = _client_for.cache_clear  # type: ignore[attr-defined]
 
 
 class EngineStayedDown(EngineUnavailable):
@@ -48,9 +61,13 @@ class EngineStayedDown(EngineUnavailable):
 
 
 def engine_answers(timeout_s: float = 10) -> bool:
+    """Whether the engine answers a ping now (asked before every cell): over a kept client, whose
+    connection is made again after an engine restart."""
+    import docker  # noqa: PLC0415 - loaded by shared_client already
+
     try:
-        docker_client(timeout_s).close()
-    except EngineUnavailable:
+        shared_client(timeout_s).ping()
+    except (EngineUnavailable, docker.errors.DockerException, requests.exceptions.RequestException):
         return False
     return True
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from clawmark.runtime import docker_build, image_registry
-from clawmark.runtime.engine import docker_client
+from clawmark.runtime.engine import docker_client, shared_client
 from clawmark.runtime.engine_lock import engine_lock
 from clawmark.runtime.errors import ImageBuildFailed, ImageMissing
 from clawmark.runtime.recipes import Recipe, discover, get_recipe, repository, tree_digest
@@ -101,7 +101,7 @@ def image_present(ref: str) -> bool:
     import docker  # heavy (Docker SDK): loaded on first engine use
 
     try:
-        docker_client().images.get(ref)
+        shared_client().images.get(ref)
     except docker.errors.ImageNotFound:
         return False
     return True

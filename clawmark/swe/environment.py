@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from clawmark.runtime.engine import docker_client
+from clawmark.runtime.engine import shared_client
 from clawmark.runtime.exec_target import ForwardsToSandbox
 from clawmark.runtime.execution import ExecResult
 from clawmark.runtime.sandbox import Sandbox, SandboxConfig
@@ -73,7 +73,7 @@ def provision_instance(instance: SweInstance, config: InstanceEnvConfig, progres
     Returns it and the instance image's id. The container starts from the instance's stripped
     image when one can be built, and then only the leak check runs in it."""
     image = instance_image(instance, progress)
-    engine_image = docker_client().images.get(image)
+    engine_image = shared_client().images.get(image)
     stripped = stripped_image(instance.instance_id, engine_image, instance.base_commit, progress)
     sandbox = Sandbox.provision(SandboxConfig(
         image=stripped or image, cpus=config.cpus, memory_mb=config.memory_mb, pids_limit=config.pids_limit,
