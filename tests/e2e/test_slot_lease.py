@@ -1,7 +1,7 @@
 """A cell's slots on a real Prefect server (flows/slot_lease.py): held while the block runs and
 given back after it, a second holder waits for the first, a missing limit is a clear error, and
 the 503 a SQLite server answers when its write loses a race is asked again at once instead of
-after Prefect's 2 s backoff."""
+after Prefect's 2 s backoff, when the slots are taken and when they are given back."""
 
 from __future__ import annotations
 
@@ -60,14 +60,15 @@ def test_a_missing_limit_is_named(prefect_harness):
             pass
 
 
-def test_a_busy_server_is_asked_again_at_once(prefect_harness, monkeypatch):
+@pytest.mark.parametrize("busy_path", ["increment-with-lease", "decrement-with-lease"])  # taking, giving back
+def test_a_busy_server_is_asked_again_at_once(prefect_harness, monkeypatch, busy_path):
     """The server's 503 (a lost SQLite write race) answered twice, then the real answer."""
     with get_client(sync_client=True) as client:
         name = _limit(client)
     real_request, refused = SyncPrefectClient.request, []
 
     def busy_twice(self, method, path, *args, **kwargs):
-        if path.endswith("increment-with-lease") and len(refused) < 2:
+        if path.endswith(busy_path) and len(refused) < 2:
             import httpx
             from prefect.exceptions import PrefectHTTPStatusError
 
