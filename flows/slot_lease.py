@@ -3,11 +3,12 @@ manager, but with the acquisition's retries in our hands.
 
 On a SQLite server (the temporary server of a default `clawmark sweep`) the acquisition's write
 transaction loses most races with the server's own task-run recorder, and the server answers
-503; Prefect's client then waits 2 s before it asks again. Every cell paid ~1.9 s for it
-(bench/sweep.py: a nop cell 2.4 s against a 0.17 s sandbox floor). Here a 503 is asked again
-after tens of milliseconds; a 423 (every slot held) waits as long as the server's Retry-After
-says, as Prefect does; the release likewise, on the same client. The lease is renewed by Prefect's own
-helper."""
+503; Prefect's client then waits 2 s before it asks again, and does so even when told to make no
+retry (`_post`). Every cell paid ~1.9 s for it (bench/sweep.py: a nop cell 2.4 s against a 0.17 s
+sandbox floor), later about one cell in ten. Here the slots are taken and given back on one client
+past Prefect's retrying send: a 503 is asked again after tens of milliseconds, and a 423 (every slot
+held) waits as long as the server's Retry-After says, as Prefect does. The lease is renewed by
+Prefect's own helper."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ from contextlib import contextmanager
 from time import sleep
 from uuid import UUID
 
+import httpx
+from prefect.client.base import PrefectResponse
 from prefect.client.orchestration import SyncPrefectClient, get_client
 from prefect.concurrency._leases import maintain_concurrency_lease
 from prefect.exceptions import PrefectHTTPStatusError
-from prefect.settings import PREFECT_CLIENT_MAX_RETRIES, temporary_settings
 
 BUSY_RETRY_S = (0.02, 0.1)  # a 503 is a lost write race: asked again almost at once
 BUSY_RETRIES = 200  # ~12 s of lost races in a row before the error stands
@@ -44,38 +46,42 @@ def held_slots(names: list[str], lease_s: float) -> Iterator[None]:
 
 
 def _release(client: SyncPrefectClient, lease_id: UUID) -> None:
-    """Prefect's own release helper made an async client for each call (~0.1 s of a `nop` cell's
-    1.3 s); this is the same request on the client that took the slots, a lost write race asked
-    again at once like the acquisition's."""
-    for busy in range(BUSY_RETRIES + 1):
-        try:
-            with temporary_settings(updates={PREFECT_CLIENT_MAX_RETRIES: 0}):
-                client.release_concurrency_slots_with_lease(lease_id)
-            return
-        except PrefectHTTPStatusError as exc:
-            if exc.response.status_code != 503 or busy == BUSY_RETRIES:
-                raise
-            sleep(random.uniform(*BUSY_RETRY_S))
+    """On the client that took the slots (Prefect's own release helper made an async client per
+    call, ~0.1 s of a `nop` cell)."""
+    _post(client, "/v2/concurrency_limits/decrement-with-lease", {"lease_id": str(lease_id)})
 
 
 def _acquire(client: SyncPrefectClient, names: list[str], lease_s: float) -> UUID:
-    busy = 0
     body = {"names": names, "slots": 1, "mode": "concurrency", "lease_duration": lease_s}
-    with temporary_settings(updates={PREFECT_CLIENT_MAX_RETRIES: 0}):
-        while True:
-            try:
-                answer = client.request("POST", "/v2/concurrency_limits/increment-with-lease", json=body).json()
-            except PrefectHTTPStatusError as exc:
-                status = exc.response.status_code
-                if status == 423:
-                    sleep(float(exc.response.headers.get("Retry-After", 1.0)))
-                    continue
-                if status == 503 and busy < BUSY_RETRIES:
-                    busy += 1
-                    sleep(random.uniform(*BUSY_RETRY_S))
-                    continue
-                raise
-            if len(answer.get("limits") or []) < len(names):
-                raise SlotsMissing(f"no concurrency limit for some of {names} on the Prefect server "
-                                   f"(found {[limit['name'] for limit in answer.get('limits') or []]})")
-            return UUID(answer["lease_id"])
+    while True:
+        try:
+            answer = _post(client, "/v2/concurrency_limits/increment-with-lease", body).json()
+        except PrefectHTTPStatusError as exc:
+            if exc.response.status_code == 423:  # every slot held: as long as the server says
+                sleep(float(exc.response.headers.get("Retry-After", 1.0)))
+                continue
+            raise
+        if len(answer.get("limits") or []) < len(names):
+            raise SlotsMissing(f"no concurrency limit for some of {names} on the Prefect server "
+                               f"(found {[limit['name'] for limit in answer.get('limits') or []]})")
+        return UUID(answer["lease_id"])
+
+
+def _post(client: SyncPrefectClient, path: str, body: dict) -> httpx.Response:
+    """POST `body`; a 503 (a lost write race) asked again at once, up to BUSY_RETRIES times.
+
+    Sent past Prefect's retrying `send`: on a 503 it sleeps 2 s (with jitter) before it looks at
+    its retry count, even told to make no retry, and about one `nop` cell in ten paid that
+    (py-spy: 0.18 s per cell on average, asleep in `_send_with_retry`)."""
+    http, busy = client._client, 0  # noqa: SLF001 - its plain httpx send is the point
+    while True:
+        request = http.build_request("POST", path, json=body)
+        if http.enable_csrf_support:
+            http._add_csrf_headers(request)  # noqa: SLF001 - what Prefect's send adds before sending
+        response = PrefectResponse.from_httpx_response(httpx.Client.send(http, request))
+        if response.status_code == 503 and busy < BUSY_RETRIES:
+            busy += 1
+            sleep(random.uniform(*BUSY_RETRY_S))
+            continue
+        response.raise_for_status()  # PrefectHTTPStatusError, as Prefect's client raises it
+        return response

@@ -11,7 +11,7 @@ from time import sleep as time_sleep
 import uuid
 
 import pytest
-from prefect.client.orchestration import SyncPrefectClient, get_client
+from prefect.client.orchestration import get_client
 
 from flows.slot_lease import SlotsMissing, held_slots
 
@@ -62,30 +62,33 @@ def test_a_missing_limit_is_named(prefect_harness):
 
 @pytest.mark.parametrize("busy_path", ["increment-with-lease", "decrement-with-lease"])  # taking, giving back
 def test_a_busy_server_is_asked_again_at_once(prefect_harness, monkeypatch, busy_path):
-    """The server's 503 (a lost SQLite write race) answered twice, then the real answer."""
-    with get_client(sync_client=True) as client:
-        name = _limit(client)
-    real_request, refused = SyncPrefectClient.request, []
-
-    def busy_twice(self, method, path, *args, **kwargs):
-        if path.endswith(busy_path) and len(refused) < 2:
-            import httpx
-            from prefect.exceptions import PrefectHTTPStatusError
-
-            request = httpx.Request(method, f"http://prefect{path}")
-            response = httpx.Response(503, request=request, json={"exception_message": "Service Unavailable"})
-            refused.append(path)
-            raise PrefectHTTPStatusError.from_httpx_error(
-                httpx.HTTPStatusError("503", request=request, response=response))
-        return real_request(self, method, path, *args, **kwargs)
+    """The server's 503 (a lost SQLite write race) answered twice on the wire, then the real
+    answer: asked again after our own short waits, never after the 2 s Prefect's client sleeps on
+    a 503 (it does even when told to make no retry)."""
+    import httpx
+    from prefect.client.base import PrefectHttpxSyncClient
 
     from flows import slot_lease
 
-    waits: list[float] = []
-    monkeypatch.setattr(SyncPrefectClient, "request", busy_twice)
+    with get_client(sync_client=True) as client:
+        name = _limit(client)
+    real_send, refused, waits, retried_by_prefect = httpx.Client.send, [], [], []
+    real_retrying = PrefectHttpxSyncClient._send_with_retry
+
+    def busy_twice(self, request, *args, **kwargs):
+        if request.url.path.endswith(busy_path) and len(refused) < 2:
+            refused.append(request.url.path)
+            return httpx.Response(503, request=request, json={"exception_message": "Service Unavailable"})
+        return real_send(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(httpx.Client, "send", busy_twice)
+    monkeypatch.setattr(PrefectHttpxSyncClient, "_send_with_retry", lambda self, request, **kwargs: (
+        retried_by_prefect.append(request.url.path), real_retrying(self, request=request, **kwargs))[1])
     monkeypatch.setattr(slot_lease, "sleep", lambda s: waits.append(s) or time_sleep(s))
     with held_slots([name], 60):
         held = _active(name)
     assert len(refused) == 2 and held == 1 and _active(name) == 0
+    # neither request went through Prefect's retrying send, which sleeps 2 s on a 503
+    assert not [path for path in retried_by_prefect if path.endswith("with-lease")]
     # our own short waits, one per refusal (Prefect's client would have waited 2 s, then 4)
     assert len(waits) == 2 and all(slot_lease.BUSY_RETRY_S[0] <= w <= slot_lease.BUSY_RETRY_S[1] for w in waits)
