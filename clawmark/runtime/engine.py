@@ -36,10 +36,8 @@ def shared_client(timeout_s: float = 120) -> "docker.DockerClient":
     """One pinged client per process and engine (DOCKER_HOST and its TLS settings, as they are now:
     a test that points them at a private engine gets that engine's client); the docker SDK client is
     thread-safe for our use. Made once: a new client costs a version round trip and ~20 ms of CPU."""
-    return _client_for(tuple(os.environ.get(name) for name in _ENGINE_VARIABLES), timeout_s)
-
-
-_ENGINE_VARIABLES = ("DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH")
+    engine = (os.environ.get("DOCKER_HOST"), os.environ.get("DOCKER_TLS_VERIFY"), os.environ.get("DOCKER_CERT_PATH"))
+    return _client_for(engine, timeout_s)
 
 
 @lru_cache(maxsize=8)
