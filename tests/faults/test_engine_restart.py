@@ -110,3 +110,25 @@ def test_an_engine_outage_mid_sweep_costs_only_the_cells_it_hit(prefect_harness,
     assert_kept(before, after, rerun=hit)
     # The shared engine's default bridge survives the private one's restarts (it once did not).
     assert set(host_bridges) <= set(os.listdir("/sys/class/net")), host_bridges
+
+
+def test_the_kept_client_follows_docker_host_and_outlives_a_restart(private_engine, monkeypatch):
+    """clawmark/runtime/engine.shared_client: one client per engine named by DOCKER_HOST as it is
+    at the call (no cache cleared here), whose connection is made again after the engine restarts."""
+    from clawmark.runtime.engine import engine_answers, shared_client
+    from clawmark.runtime.images import image_present, image_ref
+
+    shared_only = image_ref("node")  # on the shared engine (make test's image phase), never loaded into the private one
+    assert image_present(shared_only)
+    monkeypatch.setenv("DOCKER_HOST", private_engine.host)
+    assert not image_present(shared_only) and engine_answers()
+    kept, kept_probe = shared_client(), shared_client(10)
+    private_engine.stop()
+    try:
+        assert not engine_answers()
+    finally:
+        private_engine.start()
+    assert engine_answers() and shared_client(10) is kept_probe
+    assert not image_present(shared_only) and shared_client() is kept
+    monkeypatch.undo()  # DOCKER_HOST as it was: the shared engine's client again
+    assert image_present(shared_only) and shared_client() is not kept
