@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole suite in two phases, so a fresh machine's image builds (mostly waiting on package
 # downloads) overlap the tests that need no image:
-#   1. `clawmark images build --all --jobs 4` in the background, and the unit tests beside it;
-#      four at once, the three ~5-minute builds (recipe.yaml `build_first`) started first and the
-#      rest beside them (three at once, alphabetical, left the two OpenClaw builds to end the phase alone);
-#   2. once every image is there, every Docker test (integration, claw kit, e2e, browser, faults)
+#   1. `clawmark images build --all --jobs 4` and the worker image in the background, and the unit
+#      tests beside them; the three ~5-minute builds (recipe.yaml `build_first`) start first (three at
+#      once in alphabetical order left the two OpenClaw builds to end the phase alone);
+#   2. once those images are there, every Docker test (integration, claw kit, e2e, browser, faults)
 #      in one pytest pool of $CLAWMARK_TEST_WORKERS workers (default 4) that share the work: a worker
 #      takes the next test when it is free, the slowest (EDICT, OpenClaw) first, and a module with
 #      module-scoped set-up (a private engine, a Prefect pool) stays on one worker

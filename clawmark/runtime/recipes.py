@@ -78,8 +78,8 @@ def load_recipe(folder: Path) -> Recipe:
 
 
 def build_order(names: list[str], recipes: dict[str, Recipe]) -> list[str]:
-    """`names` with the long builds (`build_first`) first, each group in its given order: built in
-    alphabetical order, the longest ones started last and a fresh machine's build ended on them alone."""
+    """`names` with the long builds (`build_first`) first, each group in its given order. In plain
+    alphabetical order the longest builds started last, and a fresh machine's build ended on them alone."""
     return sorted(names, key=lambda name: not recipes[name].build_first)
 
 
