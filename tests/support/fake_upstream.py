@@ -26,6 +26,7 @@ class FakeUpstream:
     drip_s: float = 0.0  # a streamed reply: one word every drip_s seconds
     arrivals: list[float] = field(default_factory=list)
     statuses: list[int] = field(default_factory=list)
+    peers: list[tuple] = field(default_factory=list)  # each request's client address: a reused connection repeats one
     port: int = 0
 
     @property
@@ -35,6 +36,7 @@ class FakeUpstream:
     async def chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.arrivals.append(time.time())
+        self.peers.append(request.transport.get_extra_info("peername") if request.transport else None)
         if self.hang:
             self.statuses.append(0)
             while self.hang:  # answers nothing until the test turns hanging off (or stops the server)

@@ -42,6 +42,25 @@ def test_a_client_hanging_up_mid_stream_is_ledgered_once_as_abandoned(tmp_path):
     assert route_after == 0 and health.json() == {"ok": True}
 
 
+def test_a_streamed_reply_is_the_upstreams_own_events_and_its_connection_is_kept(tmp_path):
+    """The events are relayed as the upstream wrote them (not encoded again), the reply ends with
+    [DONE] once its one ledger line is written, and the upstream's stream is still read to its end,
+    so the next call goes over the same connection."""
+    body = BODY | {"stream_options": {"include_usage": True}}
+    with UpstreamThread(FakeUpstream(drip_s=0.01)) as upstream, \
+            GatewayServer(GatewayConfig(ledger_dir=tmp_path)) as gateway:
+        gateway.register_attempt("raw", model="openai/fake", params={"api_base": upstream.base_url})
+        url = gateway.base_url("raw", "executor") + "/chat/completions"
+        replies = [httpx.post(url, json=body, timeout=10) for _ in range(2)]
+        direct = httpx.post(upstream.base_url + "/chat/completions", json=body | {"model": "fake"}, timeout=10)
+        records = read_ledger(tmp_path / "raw.jsonl")
+    events = [[line for line in reply.text.split("\n\n") if line] for reply in replies]
+    assert events[0] == events[1] == [line for line in direct.text.split("\n\n") if line]
+    assert events[0][-1] == "data: [DONE]" and '"usage": {' in events[0][-2]  # the upstream's spacing, kept
+    assert [r.status for r in records] == ["ok", "ok"] and records[0].output_tokens > 0
+    assert upstream.peers[0] == upstream.peers[1]
+
+
 def test_typed_errors_keep_their_status_and_body(tmp_path):
     with GatewayServer(GatewayConfig(ledger_dir=tmp_path, require_tokens=True)) as gateway:
         route = gateway.register_attempt("t1", model="scripted/gateway-test")
