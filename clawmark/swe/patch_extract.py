@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from clawmark.runtime.exec_target import ExecTarget
-from clawmark.swe.errors import PatchTooLarge
+from clawmark.swe.errors import PatchTooLarge, ShellStepFailed
 from clawmark.swe.history_strip import REPO_DIR
 from clawmark.swe.patch_clean import clean_patch
 from clawmark.swe.shell import q, run_step
@@ -44,39 +44,57 @@ class ExtractedPatch:
 def extract_patch(shell: ExecTarget, base_commit: str, workdir: str = REPO_DIR,
                   max_bytes: int = MAX_PATCH_BYTES) -> ExtractedPatch:
     """Stage everything, unstage binaries, diff the index against the base, clean the diff."""
-    nested, numstat = _stage_everything(shell, base_commit, workdir)
+    nested, numstat, staged_diff = _stage_everything(shell, base_commit, workdir)
     binaries = staged_binaries(numstat, shell, workdir)
-    for chunk in _chunks(binaries):
-        run_step(shell, "unstage binaries", f"git --literal-pathspecs reset -q {q(base_commit)} -- {_words(chunk)}",
-                 STEP_TIMEOUT_S, workdir)
-    raw = _diff_against(shell, base_commit, workdir, max_bytes)
+    if binaries:  # the diff taken with them staged is not the patch
+        _read_diff(shell, staged_diff, workdir, max_bytes=None)
+        for chunk in _chunks(binaries):
+            run_step(shell, "unstage binaries", f"git --literal-pathspecs reset -q {q(base_commit)} -- {_words(chunk)}",
+                     STEP_TIMEOUT_S, workdir)
+        staged_diff = run_step(shell, "git diff", _diff_script(base_commit), STEP_TIMEOUT_S, workdir)
+    raw = _read_diff(shell, staged_diff, workdir, max_bytes)
     cleaned = clean_patch(raw)
     dropped = {**{path: "nested repository" for path in nested}, **cleaned.dropped_files}
     return ExtractedPatch(cleaned.clean, raw, dropped, tuple(binaries))
 
 
-def _stage_everything(shell: ExecTarget, base_commit: str, workdir: str) -> tuple[list[str], str]:
+def _stage_everything(shell: ExecTarget, base_commit: str, workdir: str) -> tuple[list[str], str, str]:
     """One exec (each costs a container round trip): exclude nested repositories, `git add -A`,
-    and the staged numstat. Claws leave `git init`-ed folders (their workspace, memory); `git add
-    -A` fails on one with no commit and would record a gitlink otherwise. Returns (the nested
-    folders excluded, the numstat); a NUL, which no path holds, separates the two."""
+    the staged numstat, and the staged diff, which is the patch unless a binary is to be
+    unstaged. Claws leave `git init`-ed folders (their workspace, memory); `git add -A` fails on
+    one with no commit and would record a gitlink otherwise. Returns (the nested folders
+    excluded, the numstat, the diff script's output). A NUL, which no path holds, ends the
+    folders; the numstat's entry count comes next, as the numstat ends with no mark of its own
+    and a diff may hold NULs."""
     script = ("mkdir -p .git/info && find . -mindepth 2 -name .git -not -path './.git/*' -prune -print0 | "
               "while IFS= read -r -d '' g; do d=${g#./}; d=${d%/.git}; "
               "printf '/%s/\\n' \"$d\" >> .git/info/exclude; printf '%s\\n' \"$d\"; done "
-              f"&& git add -A && printf '\\0' && git diff --cached --no-renames --numstat -z {q(base_commit)}")
-    nested, _, numstat = run_step(shell, "stage the work", script, STEP_TIMEOUT_S, workdir).partition("\0")
-    return nested.splitlines(), numstat
+              "&& git add -A && printf '\\0' && ns=$(mktemp) "
+              f"&& git diff --cached --no-renames --numstat -z {q(base_commit)} > \"$ns\" "
+              "&& tr -cd '\\000' < \"$ns\" | wc -c && cat \"$ns\" && rm -f \"$ns\" && " + _diff_script(base_commit))
+    nested, _, rest = run_step(shell, "stage the work", script, STEP_TIMEOUT_S, workdir).partition("\0")
+    count, _, rest = rest.partition("\n")
+    if not count.strip().isdigit():  # the container's tools are the claw's: say what came back
+        raise ShellStepFailed("stage the work", 0, f"expected the numstat's entry count, got {count[:80]!r}")
+    *entries, staged_diff = rest.split("\0", int(count))
+    return nested.splitlines(), "\0".join(entries), staged_diff
 
 
-def _diff_against(shell: ExecTarget, base_commit: str, workdir: str, max_bytes: int) -> str:
-    """The staged diff. Written to a temp file first: a diff up to INLINE_BYTES comes back in
-    the same exec, a larger one is read back as a file (an exec's output is capped)."""
-    script = (f"f=$(mktemp) && {_DIFF} --cached {q(base_commit)} > \"$f\" && n=$(wc -c < \"$f\") && "
-              f"if [ \"$n\" -le {INLINE_BYTES} ]; then printf '%s -\\n' \"$n\"; cat \"$f\"; rm -f \"$f\"; "
-              "else printf '%s %s\\n' \"$n\" \"$f\"; fi")
-    head, _, inline = run_step(shell, "git diff", script, STEP_TIMEOUT_S, workdir).partition("\n")
+def _diff_script(base_commit: str) -> str:
+    """The staged diff, written to a temp file first: a diff up to INLINE_BYTES comes back in the
+    same exec, a larger one is read back as a file (an exec's output is capped)."""
+    return (f"f=$(mktemp) && {_DIFF} --cached {q(base_commit)} > \"$f\" && n=$(wc -c < \"$f\") && "
+            f"if [ \"$n\" -le {INLINE_BYTES} ]; then printf '%s -\\n' \"$n\"; cat \"$f\"; rm -f \"$f\"; "
+            "else printf '%s %s\\n' \"$n\" \"$f\"; fi")
+
+
+def _read_diff(shell: ExecTarget, output: str, workdir: str, max_bytes: int | None) -> str:
+    """The diff `_diff_script` printed or left in a file (then removed); max_bytes None: only the file removed."""
+    head, _, inline = output.partition("\n")
     size, path = head.split(" ", 1)
     try:
+        if max_bytes is None:
+            return ""
         if int(size) > max_bytes:
             raise PatchTooLarge(int(size), max_bytes)
         return inline if path == "-" else shell.read_file(path).decode("utf-8", errors="replace")  # JSON text

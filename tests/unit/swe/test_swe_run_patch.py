@@ -159,15 +159,22 @@ def test_gitlinks_dropped_but_a_hash_containing_160000_is_not_a_gitlink():
 
 
 def test_a_patch_comes_back_whole_inline_or_as_a_file_and_no_temp_file_stays(tmp_path):
+    """The diff taken with the staging is the patch; with a binary to unstage it is taken again,
+    and the first one's file goes too."""
     from clawmark.swe.patch_extract import INLINE_BYTES
 
     for lines in (10, INLINE_BYTES // 8):  # inline in the diff's exec; read back as a file
-        (tmp_path / str(lines)).mkdir()
-        repo, base = _repo(tmp_path / str(lines))
-        temp = tmp_path / f"tmp-{lines}"
-        temp.mkdir()
-        _write(repo, "notes.txt", "".join(f"line {i}\n" for i in range(lines)))
-        patch = extract_patch(HostShell(repo, {**GIT_ENV, "TMPDIR": str(temp)}), base, workdir=str(repo))
-        assert patch.raw.count("\n+line ") == lines and patch.raw.endswith(f"+line {lines - 1}\n")
-        assert (len(patch.raw.encode()) > INLINE_BYTES) == (lines > 10)
-        assert list(temp.iterdir()) == []
+        for binary in (False, True):
+            case = tmp_path / f"{lines}-{binary}"
+            case.mkdir()
+            repo, base = _repo(case)
+            temp = case / "tmp"
+            temp.mkdir()
+            _write(repo, "notes.txt", "".join(f"line {i}\n" for i in range(lines)))
+            if binary:
+                _write(repo, "blob.bin", bytes(range(256)) * 4)
+            patch = extract_patch(HostShell(repo, {**GIT_ENV, "TMPDIR": str(temp)}), base, workdir=str(repo))
+            assert patch.raw.count("\n+line ") == lines and patch.raw.endswith(f"+line {lines - 1}\n")
+            assert (len(patch.raw.encode()) > INLINE_BYTES) == (lines > 10)
+            assert patch.unstaged_binaries == (("blob.bin",) if binary else ()) and "blob.bin" not in patch.raw
+            assert list(temp.iterdir()) == []
