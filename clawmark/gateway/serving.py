@@ -22,10 +22,12 @@ class BackgroundServer:
                  also_hosts: tuple[str, ...] = ()):
         # httptools and uvloop by name, never uvicorn's silent fallback to pure-Python h11 and the
         # stock loop: those cost the gateway ~2x the CPU per proxied call (bench/gateway.py). No
-        # X-Forwarded-For rewriting: our servers are reached directly, never behind a proxy.
+        # X-Forwarded-For rewriting: our servers are reached directly, never behind a proxy. No
+        # log_config: uvicorn's dictConfig flushes and closes every handler of the process under
+        # logging's lock, and inside a flow run that deadlocked on Prefect's API log handler.
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                                 lifespan="auto", timeout_keep_alive=30, http="httptools", loop="uvloop",
-                                proxy_headers=False)
+                                proxy_headers=False, log_config=None)
         self._server = uvicorn.Server(config)
         self._start_timeout_s = start_timeout_s
         wildcard = host in ("0.0.0.0", "::", "")  # already every address: nothing more to bind

@@ -1,10 +1,12 @@
 """The sockets the gateway and the scripted model listen on: every connection they accept has
 Nagle off (a streamed reply otherwise waits ~40 ms for the client's delayed ACK), and a server
-whose thread has died is known as not serving."""
+whose thread has died is known as not serving; a server started inside a flow run leaves the
+process's logging alone."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 
 from clawmark.gateway.serving import BackgroundServer, _listen
@@ -63,3 +65,31 @@ def test_requests_are_parsed_by_httptools_on_uvloop():
         server.stop()
     assert served_on.startswith("uvloop")
     assert protocol.__name__ == "HttpToolsProtocol"
+
+
+def test_starting_a_server_leaves_the_processs_log_handlers_alone():
+    """uvicorn's own logging set-up (dictConfig) flushes and closes every handler of the process
+    while it holds logging's lock: with Prefect's API log handler installed (a flow run) that
+    deadlocked a sweep starting its gateway. Our servers log through whatever the process set up."""
+
+    class Watched(logging.Handler):
+        closed = flushed = False
+
+        def flush(self) -> None:
+            self.flushed = True
+
+        def close(self) -> None:
+            self.closed = True
+            super().close()
+
+        def emit(self, record: logging.LogRecord) -> None:
+            pass
+
+    watched = Watched()
+    logging.getLogger("clawmark.test.watched").addHandler(watched)
+    try:
+        server = BackgroundServer(lambda scope, receive, send: None).start()
+        server.stop()
+    finally:
+        logging.getLogger("clawmark.test.watched").removeHandler(watched)
+    assert not watched.closed and not watched.flushed
