@@ -21,6 +21,7 @@ from clawmark.sweeps.shared_gateway import sweep_gateway
 from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, Committed, Ended, NoRow, Schedule, Stop, \
     SweepStopping, schedule
 from flows.coordinate import coordinate, headline, results_store
+from flows.slot_lease import HANDOVER_S, release_parked
 from flows.sweep_tasks import run_cell
 
 POLL_S = 0.2
@@ -54,13 +55,16 @@ def run_cells(plan: SweepPlan, cells: list[Cell], store: ResultStore) -> Schedul
             if not engine_back(logger):  # else every next cell would become an infra row at once
                 raise SweepStopping(ENGINE_DOWN, "the Docker engine stayed down")
             # quote(): Prefect must not walk the plan (every task package, every cell) per submit
-            return LocalRun(cell, run_cell.submit(quote(plan), cell, quote(store), quote(gateway)))
+            return LocalRun(cell, run_cell.submit(quote(plan), cell, quote(store), quote(gateway), HANDOVER_S))
 
         def first_ended(runs: list[LocalRun], timeout_s: float) -> None:
             futures.wait([run.future.wrapped_future for run in runs], timeout=timeout_s,
                          return_when=futures.FIRST_COMPLETED)
 
-        return schedule(plan.spec, store, cells, submit, logger, poll_s=POLL_S, wait=first_ended)
+        try:
+            return schedule(plan.spec, store, cells, submit, logger, poll_s=POLL_S, wait=first_ended)
+        finally:
+            release_parked()  # the last cells' slots, kept for a next cell that will not come
 
 
 @flow(name="sweep", log_prints=True)

@@ -29,13 +29,14 @@ from flows.slot_lease import held_slots
 # record stage (retried once, as infra) or a bug of ours (not retried).
 @task(name="attempt", retries=1, retry_delay_seconds=[15], retry_condition_fn=retry_infra_only, cache_policy=NO_CACHE,
       task_run_name="attempt {cell.track} {cell.instance_id} {cell.claw} {cell.model} s{cell.seed}")
-def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any) -> dict[str, Any]:
+def run_cell(plan: SweepPlan, cell: Cell, store: ResultStore, gateway: Any, hand_over_s: float = 0.0) -> dict[str, Any]:
     """One cell of either track, end to end, its stages as nested task runs, holding a Docker
     slot of its engine and a model slot of its provider (Prefect global concurrency limits,
-    shared by every worker); returns the committed row's headline."""
+    shared by every worker), kept `hand_over_s` for this process's next cell of the same slots;
+    returns the committed row's headline."""
     disk_preflight(store.artifacts_root)  # below the floor: prune instance images, wait, or DiskLow (infra)
     keep_replaced(store, plan.spec.sweep_id, cell.cell_key)  # a retried or forced cell's old row stays readable
-    with held_slots(slots_of(cell.model), slot_lease_s()):
+    with held_slots(slots_of(cell.model), slot_lease_s(), hand_over_s):
         # Checked again here, not only when the cell was submitted: on a loaded machine the task
         # can start seconds later, and the engine may have gone away in between.
         engine_back(get_run_logger())

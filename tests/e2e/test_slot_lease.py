@@ -92,3 +92,58 @@ def test_a_busy_server_is_asked_again_at_once(prefect_harness, monkeypatch, busy
     assert not [path for path in retried_by_prefect if path.endswith("with-lease")]
     # our own short waits, one per refusal (Prefect's client would have waited 2 s, then 4)
     assert len(waits) == 2 and all(slot_lease.BUSY_RETRY_S[0] <= w <= slot_lease.BUSY_RETRY_S[1] for w in waits)
+
+
+def _counting(monkeypatch) -> dict[str, int]:
+    from flows import slot_lease
+
+    calls = {"acquire": 0, "release": 0}
+    for name, real in (("acquire", slot_lease._acquire), ("release", slot_lease._release)):
+        def counted(*args, _name=name, _real=real, **kwargs):
+            calls[_name] += 1
+            return _real(*args, **kwargs)
+        monkeypatch.setattr(slot_lease, f"_{name}", counted)
+    return calls
+
+
+def test_a_finished_blocks_slots_go_to_the_next_block_of_the_same_slots(prefect_harness, monkeypatch):
+    """Kept for the window, taken by the next block with no request to the server, given back by
+    the timer when no block comes; a block that failed gives its slots back at once."""
+    with get_client(sync_client=True) as client:
+        engine, model = _limit(client), _limit(client)
+    calls = _counting(monkeypatch)
+    with held_slots([engine, model], 60, hand_over_s=30):
+        pass
+    parked = (_active(engine), _active(model))
+    with held_slots([model, engine], 60, hand_over_s=0.5):  # the same slots, in another order
+        inside = _active(engine)
+    deadline = time.monotonic() + 30
+    while _active(engine) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    after_timer = (_active(engine), _active(model), dict(calls))
+    with pytest.raises(RuntimeError):
+        with held_slots([engine, model], 60, hand_over_s=30):
+            raise RuntimeError("the cell broke")
+    assert parked == (1, 1) and inside == 1
+    assert after_timer == (0, 0, {"acquire": 1, "release": 1})
+    assert (_active(engine), _active(model)) == (0, 0) and calls == {"acquire": 2, "release": 2}
+
+
+def test_kept_slots_never_make_this_process_wait_for_other_slots(prefect_harness, monkeypatch):
+    """A block of other slots gives the kept ones back before it asks for its own (its engine slot
+    is the kept one's, and the limit has one): it gets them at once; `release_parked` ends the rest."""
+    from flows.slot_lease import release_parked
+
+    with get_client(sync_client=True) as client:
+        engine, model_a, model_b = _limit(client), _limit(client), _limit(client)
+    calls = _counting(monkeypatch)
+    with held_slots([engine, model_a], 60, hand_over_s=60):
+        pass
+    started = time.monotonic()
+    with held_slots([engine, model_b], 60, hand_over_s=60):
+        waited, held = time.monotonic() - started, (_active(engine), _active(model_a), _active(model_b))
+    kept = (_active(engine), _active(model_b))
+    release_parked()
+    assert held == (1, 0, 1) and waited < 5  # a 423 would have waited the server's Retry-After
+    assert kept == (1, 1) and (_active(engine), _active(model_b)) == (0, 0)
+    assert calls == {"acquire": 2, "release": 2}
