@@ -68,10 +68,17 @@ class InstanceEnv(ForwardsToSandbox):
             self.sandbox = None
 
 
+# Leak checks passed in this process, by (image id, base, known future commits, mounts): the check
+# reads only what a fresh container of the image holds, and an image id names its content, so
+# every later attempt of the instance starts from a repository already found clean (one container
+# exec less per attempt). A failed check is never kept: the attempt is refused each time.
+_CLEAN_HISTORY: set[tuple[str, str, tuple[str, ...], str]] = set()
+
+
 def provision_instance(instance: SweInstance, config: InstanceEnvConfig, progress=None) -> tuple[Sandbox, str]:
     """Start the container and prepare /testbed; tears the container down if preparation fails.
     Returns it and the instance image's id. The container starts from the instance's stripped
-    image when one can be built, and then only the leak check runs in it."""
+    image when one can be built, and then only the leak check runs in it, once per image."""
     image = instance_image(instance, progress)
     engine_image = shared_client().images.get(image)
     stripped = stripped_image(instance.instance_id, engine_image, instance.base_commit, progress)
@@ -83,7 +90,10 @@ def provision_instance(instance: SweInstance, config: InstanceEnvConfig, progres
     try:
         root = _AsRoot(sandbox)
         if stripped:
-            verify_history(root, instance.base_commit, fix_commits(instance))
+            checked = (sandbox.image_id, instance.base_commit, tuple(fix_commits(instance)), repr(sorted(config.volumes.items())))
+            if not sandbox.image_id or checked not in _CLEAN_HISTORY:
+                verify_history(root, instance.base_commit, fix_commits(instance))
+                _CLEAN_HISTORY.add(checked)
         else:
             prepare_history(root, instance.base_commit, fix_commits(instance), first=global_gitignore_command())
         if config.user:  # the claw edits /testbed as its own user

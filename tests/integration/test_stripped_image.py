@@ -1,6 +1,7 @@
 """An instance's history is stripped once, into a derived image every attempt starts from: the
 second attempt builds nothing, the container comes from the stripped image while the instance
-keeps its own image id, the leak check still runs in every attempt, and a strip that cannot be
+keeps its own image id, the leak check runs once per image in a process (a container of another
+image, or of the same one with other mounts, is checked again), and a strip that cannot be
 built (a base commit the repository lacks) leaves no image (the attempt then strips in its own
 container, as it always did)."""
 
@@ -24,13 +25,15 @@ SMALL = InstanceEnvConfig(memory_mb=2048)
 INSTANCE = INSTANCES["clawmark-fixtures__iniparse-py-1"]
 
 
-def test_every_attempt_starts_from_one_stripped_image_and_still_checks_for_leaks(docker_client, monkeypatch):
-    with InstanceEnv(INSTANCE, SMALL) as sandbox:
-        first_image = sandbox.image_id
-    env = InstanceEnv(INSTANCE, SMALL)
+def test_every_attempt_starts_from_one_stripped_image_and_still_checks_for_leaks(docker_client, monkeypatch, tmp_path):
     checked = []
     real_verify = environment.verify_history
     monkeypatch.setattr(environment, "verify_history", lambda *a, **k: (checked.append(a[1]), real_verify(*a, **k)))
+    monkeypatch.setattr(environment, "_CLEAN_HISTORY", set())  # as in a fresh process
+    with InstanceEnv(INSTANCE, SMALL) as sandbox:
+        first_image = sandbox.image_id
+    assert checked == [INSTANCE.base_commit]  # the leak check ran in the attempt's own container
+    env = InstanceEnv(INSTANCE, SMALL)
     monkeypatch.setattr(images.docker_build, "build", lambda *a, **k: pytest.fail(f"built again: {a[1]}"))
     with env as sandbox:
         assert sandbox.exec("git rev-parse HEAD", timeout_s=60).stdout.strip() == INSTANCE.base_commit
@@ -39,7 +42,11 @@ def test_every_attempt_starts_from_one_stripped_image_and_still_checks_for_leaks
     assert first_image == second_image != instance_image_id  # one stripped image, built once
     stripped = docker_client.images.get(second_image)
     assert stripped.labels["clawmark.kind"] == "derived" and stripped.labels["clawmark.parent"] == instance_image_id
-    assert checked == [INSTANCE.base_commit]  # the leak check ran in the attempt's own container
+    assert checked == [INSTANCE.base_commit]  # found clean once: not again for the same image
+    mounted = SMALL.model_copy(update={"volumes": {str(tmp_path): {"bind": "/opt/extra", "mode": "ro"}}})
+    with InstanceEnv(INSTANCE, mounted):
+        pass
+    assert checked == [INSTANCE.base_commit] * 2  # another mount could change what the repository holds
 
 
 def test_a_strip_that_cannot_be_built_leaves_no_image_and_the_attempt_strips_itself(docker_client):
