@@ -35,6 +35,7 @@ from prefect.exceptions import PrefectHTTPStatusError
 
 BUSY_RETRY_S = (0.02, 0.1)  # a 503 is a lost write race: asked again almost at once
 BUSY_RETRIES = 200  # ~12 s of lost races in a row before the error stands
+DROPPED_RETRIES = 3  # a connection closed under a request: asked again on a new one
 HANDOVER_S = 2.0  # how long a local sweep's finished cell keeps its slots for the next one
 
 log = logging.getLogger(__name__)
@@ -143,17 +144,27 @@ def _acquire(client: SyncPrefectClient, names: list[str], lease_s: float) -> UUI
 
 
 def _post(client: SyncPrefectClient, path: str, body: dict) -> httpx.Response:
-    """POST `body`; a 503 (a lost write race) asked again at once, up to BUSY_RETRIES times.
+    """POST `body`; a 503 (a lost write race) asked again at once, up to BUSY_RETRIES times, and a
+    connection the server closed under us (its keep-alive timeout ran out while a cell held the
+    slots) asked again on a new one, up to DROPPED_RETRIES times.
 
-    Sent past Prefect's retrying `send`: on a 503 it sleeps 2 s (with jitter) before it looks at
+    Sent past Prefect's retrying send: on a 503 it sleeps 2 s (with jitter) before it looks at
     its retry count, even told to make no retry, and about one `nop` cell in ten paid that
     (py-spy: 0.18 s per cell on average, asleep in `_send_with_retry`)."""
-    http, busy = client._client, 0  # noqa: SLF001 - its plain httpx send is the point
+    http, busy, dropped = client._client, 0, 0  # noqa: SLF001 - its plain httpx send is the point
     while True:
         request = http.build_request("POST", path, json=body)
         if http.enable_csrf_support:
             http._add_csrf_headers(request)  # noqa: SLF001 - what Prefect's send adds before sending
-        response = PrefectResponse.from_httpx_response(httpx.Client.send(http, request))
+        try:
+            response = PrefectResponse.from_httpx_response(httpx.Client.send(http, request))
+        except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError, httpx.ConnectError):
+            # "Connection reset by peer" failed a cell of bench/sweep.py; Prefect's send retries these too
+            if dropped >= DROPPED_RETRIES:
+                raise
+            dropped += 1
+            sleep(random.uniform(*BUSY_RETRY_S))
+            continue
         if response.status_code == 503 and busy < BUSY_RETRIES:
             busy += 1
             sleep(random.uniform(*BUSY_RETRY_S))

@@ -147,3 +147,25 @@ def test_kept_slots_never_make_this_process_wait_for_other_slots(prefect_harness
     assert held == (1, 0, 1) and waited < 5  # a 423 would have waited the server's Retry-After
     assert kept == (1, 1) and (_active(engine), _active(model_b)) == (0, 0)
     assert calls == {"acquire": 2, "release": 2}
+
+
+@pytest.mark.parametrize("dropped_path", ["increment-with-lease", "decrement-with-lease"])
+def test_a_connection_closed_under_a_request_is_asked_again(prefect_harness, monkeypatch, dropped_path):
+    """The server's keep-alive timeout can close the connection a cell's client held idle while
+    the cell ran: the request fails with a reset, and is sent again instead of failing the cell."""
+    import httpx
+
+    with get_client(sync_client=True) as client:
+        name = _limit(client)
+    real_send, dropped = httpx.Client.send, []
+
+    def reset_once(self, request, *args, **kwargs):
+        if request.url.path.endswith(dropped_path) and not dropped:
+            dropped.append(request.url.path)
+            raise httpx.ReadError("[Errno 104] Connection reset by peer", request=request)
+        return real_send(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(httpx.Client, "send", reset_once)
+    with held_slots([name], 60):
+        held = _active(name)
+    assert len(dropped) == 1 and held == 1 and _active(name) == 0
