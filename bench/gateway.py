@@ -2,7 +2,9 @@
 upstream, p50 and p99, at 1 and 32 concurrent streams, in one run (target p50 overhead <= 1 ms at 1 stream; exit 1 above it).
 
 The scripted upstream and the gateway each run in their own process (as in a sweep), so the
-client's event loop does not share a GIL with them. Usage: python bench/gateway.py [--requests N]
+client's event loop does not share a GIL with them. A bare Python relay on the same server stack
+(bench/_relay_floor.py) is measured beside them: the least any Python hop adds on this machine.
+Usage: python bench/gateway.py [--requests N]
 """
 
 from __future__ import annotations
@@ -91,6 +93,12 @@ def start_servers(upstream_port: int) -> tuple[list[subprocess.Popen], dict[str,
                     "--port", str(upstream_port), "--log-level", "warning", "--no-access-log"], {},
                    upstream_url + "/models")]
     urls = {"direct": upstream_url + "/chat/completions"}
+    floor_port = free_port()
+    procs.append(spawn([sys.executable, "-m", "uvicorn", "--factory", "_relay_floor:create_app", "--app-dir",
+                        os.path.dirname(os.path.abspath(__file__)), "--port", str(floor_port), "--http", "httptools",
+                        "--loop", "uvloop", "--log-level", "warning", "--no-access-log"],
+                       {"CLAWMARK_FLOOR_UPSTREAM": urls["direct"]}, f"http://127.0.0.1:{floor_port}/"))
+    urls["bare python relay"] = f"http://127.0.0.1:{floor_port}/v1/chat/completions"
     for label, passthrough in (("gateway", "1"), ("gateway via litellm", "0")):
         port = free_port()
         env = {"CLAWMARK_SCRIPTED_URL": upstream_url, "CLAWMARK_HOME": tempfile.mkdtemp(),
@@ -106,7 +114,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=320, help="requests per (path, concurrency)")
     args = parser.parse_args()
     procs, urls = start_servers(free_port())
-    gateway_pids = {"gateway": procs[1].pid, "gateway via litellm": procs[2].pid}
+    gateway_pids = {"bare python relay": procs[1].pid, "gateway": procs[2].pid, "gateway via litellm": procs[3].pid}
     try:
         print(f"gateway bench: streamed chat completions (scripted upstream), ~{args.requests} requests per cell, one run")
         p50_overhead = {}
@@ -122,6 +130,8 @@ def main() -> None:
                 p50_overhead[(label, streams)] = pct(latencies, 50) - pct(direct, 50)
         overhead = p50_overhead[("gateway", 1)]
         verdict = "OK" if overhead <= TARGET_P50_OVERHEAD_MS else "ABOVE TARGET"
+        print(f"  a bare python relay adds {p50_overhead[('bare python relay', 1)]:.2f} ms p50 at 1 stream "
+              f"(the floor of any Python hop here)")
         print(f"  gateway p50 overhead at 1 stream {overhead:.2f} ms (target <= {TARGET_P50_OVERHEAD_MS} ms): {verdict}")
     finally:
         for proc in procs:
