@@ -60,7 +60,9 @@ def held_slots(names: list[str], lease_s: float, hand_over_s: float = 0.0) -> It
         try:
             with maintain_concurrency_lease(lease_id, lease_s, raise_on_lease_renewal_failure=True):
                 yield
-            kept = hand_over_s > 0 and _parked.park(key, lease_id, hand_over_s)
+            if hand_over_s > 0:
+                _parked.park(key, lease_id, hand_over_s)
+                kept = True
         finally:
             if not kept:
                 _release(client, lease_id)
@@ -73,13 +75,12 @@ class _ParkedLeases:
         self._lock = threading.Lock()
         self._leases: dict[UUID, tuple[tuple[str, ...], threading.Timer]] = {}
 
-    def park(self, key: tuple[str, ...], lease_id: UUID, hand_over_s: float) -> bool:
+    def park(self, key: tuple[str, ...], lease_id: UUID, hand_over_s: float) -> None:
         timer = threading.Timer(hand_over_s, self._expire, (lease_id,))
         timer.daemon = True
         with self._lock:
             self._leases[lease_id] = (key, timer)
         timer.start()
-        return True
 
     def take(self, key: tuple[str, ...]) -> UUID | None:
         with self._lock:

@@ -90,9 +90,10 @@ def provision_instance(instance: SweInstance, config: InstanceEnvConfig, progres
     try:
         root = _AsRoot(sandbox)
         if stripped:
-            checked = (sandbox.image_id, instance.base_commit, tuple(fix_commits(instance)), repr(sorted(config.volumes.items())))
+            known_future = tuple(fix_commits(instance))
+            checked = (sandbox.image_id, instance.base_commit, known_future, repr(sorted(config.volumes.items())))
             if not sandbox.image_id or checked not in _CLEAN_HISTORY:
-                verify_history(root, instance.base_commit, fix_commits(instance))
+                verify_history(root, instance.base_commit, known_future)
                 _CLEAN_HISTORY.add(checked)
         else:
             prepare_history(root, instance.base_commit, fix_commits(instance), first=global_gitignore_command())

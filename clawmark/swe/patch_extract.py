@@ -47,7 +47,7 @@ def extract_patch(shell: ExecTarget, base_commit: str, workdir: str = REPO_DIR,
     nested, numstat, staged_diff = _stage_everything(shell, base_commit, workdir)
     binaries = staged_binaries(numstat, shell, workdir)
     if binaries:  # the diff taken with them staged is not the patch
-        _read_diff(shell, staged_diff, workdir, max_bytes=None)
+        _discard_diff(shell, staged_diff, workdir)
         for chunk in _chunks(binaries):
             run_step(shell, "unstage binaries", f"git --literal-pathspecs reset -q {q(base_commit)} -- {_words(chunk)}",
                      STEP_TIMEOUT_S, workdir)
@@ -88,19 +88,23 @@ def _diff_script(base_commit: str) -> str:
             "else printf '%s %s\\n' \"$n\" \"$f\"; fi")
 
 
-def _read_diff(shell: ExecTarget, output: str, workdir: str, max_bytes: int | None) -> str:
-    """The diff `_diff_script` printed or left in a file (then removed); max_bytes None: only the file removed."""
+def _read_diff(shell: ExecTarget, output: str, workdir: str, max_bytes: int) -> str:
+    """The diff `_diff_script` printed or left in a file (the file is removed either way)."""
     head, _, inline = output.partition("\n")
     size, path = head.split(" ", 1)
     try:
-        if max_bytes is None:
-            return ""
         if int(size) > max_bytes:
             raise PatchTooLarge(int(size), max_bytes)
         return inline if path == "-" else shell.read_file(path).decode("utf-8", errors="replace")  # JSON text
     finally:
-        if path != "-":  # an inline diff's file is already gone
-            shell.exec(f"rm -f {q(path)}", timeout_s=30, workdir=workdir)
+        _discard_diff(shell, output, workdir)
+
+
+def _discard_diff(shell: ExecTarget, output: str, workdir: str) -> None:
+    """Remove the file a `_diff_script` output points to; an inline diff's file is already gone."""
+    path = output.partition("\n")[0].split(" ", 1)[1]
+    if path != "-":
+        shell.exec(f"rm -f {q(path)}", timeout_s=30, workdir=workdir)
 
 
 def staged_binaries(numstat: str, shell: ExecTarget, workdir: str = REPO_DIR) -> list[str]:
