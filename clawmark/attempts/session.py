@@ -99,28 +99,8 @@ def claw_stopper(claw: ClawAdapter, ctx: ClawContext, gateway: AttemptGateway | 
     return stop
 
 
-# Every process of the container but init (PID 1), the container's own lifetime command (the
-# first child of init: the lowest PID whose parent is 1) and this script; three passes catch what
-# a dying process forks. Shell builtins only, so any image can run it.
-_KILL_CLAW_PROCESSES = r"""
-main=""
-for d in /proc/[0-9]*; do
-  p=${d#/proc/}; pp=""
-  while read -r key value; do [ "$key" = "PPid:" ] && pp=$value && break; done < "$d/status" 2>/dev/null
-  if [ "$p" != 1 ] && [ "$pp" = 1 ] && { [ -z "$main" ] || [ "$p" -lt "$main" ]; }; then main=$p; fi
-done
-for pass in 1 2 3; do
-  for d in /proc/[0-9]*; do
-    p=${d#/proc/}
-    case "$p" in 1|"$main"|"$$") ;; *) kill -KILL "$p" 2>/dev/null ;; esac
-  done
-done
-true
-"""
-
-
 def end_claw_processes(sandbox: ExecTarget | None) -> None:
     """SIGKILL the claw, its tools and whatever they started in the background, keeping the
     container itself alive for the patch. Only a real container: a test double's host is left alone."""
     if isinstance(sandbox, Sandbox):
-        sandbox.exec(["sh", "-c", _KILL_CLAW_PROCESSES], timeout_s=30, user="0")
+        sandbox.end_processes()

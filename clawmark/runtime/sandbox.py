@@ -23,6 +23,25 @@ from clawmark.runtime.privileges import Privileges, host_config, refuse_engine_s
 HOST_GATEWAY = "host-gateway"  # as in `docker run --add-host NAME:host-gateway`, on clawmark's networks
 DEATH_SETTLE_S = 3.0  # how long a SIGKILLed command waits for the engine to record a container's stop
 
+# Every process of the container but init (PID 1), the container's own lifetime command (the
+# first child of init: the lowest PID whose parent is 1) and this script; three passes catch what
+# a dying process forks. Shell builtins only, so any image can run it.
+_KILL_ALL_BUT_INIT = r"""
+main=""
+for d in /proc/[0-9]*; do
+  p=${d#/proc/}; pp=""
+  while read -r key value; do [ "$key" = "PPid:" ] && pp=$value && break; done < "$d/status" 2>/dev/null
+  if [ "$p" != 1 ] && [ "$pp" = 1 ] && { [ -z "$main" ] || [ "$p" -lt "$main" ]; }; then main=$p; fi
+done
+for pass in 1 2 3; do
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    case "$p" in 1|"$main"|"$$") ;; *) kill -KILL "$p" 2>/dev/null ;; esac
+  done
+done
+true
+"""
+
 __all__ = ["ExecResult", "Privileges", "Sandbox", "SandboxConfig"]
 
 
@@ -65,6 +84,7 @@ class Sandbox:
         self.container_id: str = container.id
         self.image_id: str = container.attrs.get("Image", "")
         self._oom_kills_seen = 0
+        self._processes_ended_at = float("-inf")  # when end_processes last began (monotonic)
         _LIVE.add(self)
 
     @classmethod
@@ -98,6 +118,7 @@ class Sandbox:
         kernel OOM-killed the command) and, only when asked, ExecTimeout.
         """
         argv = ["bash", "-lc", cmd] if isinstance(cmd, str) else list(cmd)
+        started = time.monotonic()
         try:
             result = run_exec(self._client.api, self.container_id, argv, timeout_s,
                               workdir=workdir or self.config.workdir, env=env,
@@ -108,9 +129,17 @@ class Sandbox:
             self._raise_if_container_killed(result)
             if raise_on_timeout:
                 raise ExecTimeout(" ".join(argv)[:200], timeout_s, result)
-        elif result.exit_code in (None, 137):
-            self._raise_if_killed(result)
+        elif result.exit_code in (None, 137) and self._processes_ended_at < started:
+            self._raise_if_killed(result)  # not our own end_processes: the engine or the kernel
         return result
+
+    def end_processes(self) -> None:
+        """SIGKILL every process of the container but its init and lifetime command (a claw, its
+        tools, whatever they left in the background), keeping the container alive. An exec this
+        cuts returns its 137 at once: the stop was ours, so neither the wait for the engine to
+        record a container's death nor the OOM probe applies."""
+        self._processes_ended_at = time.monotonic()
+        self.exec(["sh", "-c", _KILL_ALL_BUT_INIT], timeout_s=30, user="0")
 
     def copy_in(self, host_path: str | Path, container_dir: str) -> None:
         """Copy a host file or folder into `container_dir` (created if missing), bytes exact."""

@@ -106,6 +106,27 @@ def test_a_command_that_kills_itself_in_a_live_container_is_a_result(python_imag
         assert sb.exec("echo alive", timeout_s=30).stdout == "alive\n"
 
 
+def test_a_command_cut_by_end_processes_returns_at_once_and_the_container_lives_on(python_image):
+    """The harness's own stop (a claw past its deadline) is no death to investigate: the cut exec
+    returns its 137 without waiting for the engine to record a container stop that will not come;
+    a command killed later by anything else is looked into again."""
+    import threading
+
+    with sandbox(python_image) as sb:
+        asked, death_reason = [], sb._death_reason
+        sb._death_reason = lambda: asked.append(1) or death_reason()
+        cut: list = []
+        worker = threading.Thread(target=lambda: cut.append(sb.exec("sleep 600 & wait", timeout_s=120)))
+        worker.start()
+        assert _eventually(lambda: "sleep 600" in sb.exec("ps -eo args", timeout_s=30).stdout, patience_s=30)
+        sb.end_processes()
+        worker.join(60)
+        assert not worker.is_alive() and cut[0].exit_code == 137 and asked == []
+        assert sb.exec("ps -eo args", timeout_s=30).stdout.count("sleep 600") == 0
+        assert sb.exec("kill -9 $$", timeout_s=30).exit_code == 137 and asked  # not ours: the engine is asked
+        assert sb.exec("echo alive", timeout_s=30).stdout == "alive\n"
+
+
 def test_container_exits_by_itself_after_its_lifetime(python_image, docker_client):
     with sandbox(python_image, lifetime_seconds=1) as sb:
         container = docker_client.containers.get(sb.container_id)
