@@ -85,8 +85,14 @@ def run(command: list[str], env: dict[str, str], timeout_s: float = 600, cwd: Pa
     return output
 
 
-def api(ui_url: str, method: str, path: str, json: dict | None = None) -> object:
-    response = httpx.request(method, f"{ui_url}/api{path}", json=json, timeout=30)
+def api(ui_url: str, method: str, path: str, json: dict | None = None, busy_retries: int = 20) -> object:
+    """One call to the server's REST API, as Prefect's own client makes it: a 503 (on SQLite, a
+    write transaction that lost a race with the server's own writers, rolled back) is asked again."""
+    for attempt in range(busy_retries + 1):
+        response = httpx.request(method, f"{ui_url}/api{path}", json=json, timeout=30)
+        if response.status_code != 503 or attempt == busy_retries:
+            break
+        time.sleep(0.2 * (attempt + 1))
     response.raise_for_status()
     return response.json()
 
