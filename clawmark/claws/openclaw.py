@@ -49,6 +49,7 @@ IMAGE_NAME = "claw-openclaw"
 OPENCLAW_VERSION = "2026.9.6"
 ROOT = "/opt/claws/openclaw"
 OPENCLAW = f"{ROOT}/bin/clawmark-openclaw"
+COMPILE_CACHE = f"{ROOT}/compile-cache"
 PROVIDER = "clawmark"
 TOKEN_ENV = "CLAWMARK_GATEWAY_TOKEN"
 LOCAL_KEY = "clawmark-local"  # OpenClaw accepts a non-secret marker for private-network providers
@@ -197,6 +198,7 @@ class OpenClawClaw(ClawAdapter):
             TOKEN_ENV: ctx.gateway_token or LOCAL_KEY,
             "NO_COLOR": "1",
             "TERM": "dumb",
+            "NODE_COMPILE_CACHE": COMPILE_CACHE,  # warmed in the image; read-only, so no turn writes it
         }
 
     def _save_logs(self, ctx: ClawContext, result: ExecResult, label: str) -> list[str]:
