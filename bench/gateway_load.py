@@ -1,12 +1,13 @@
 """Gateway under load: 64 attempts each streaming chat completions back to back for a bounded
 minute on loopback, through `clawmark gateway serve` (its own process) to the scripted upstream
-(its own process). In the same run the same client hits the upstream directly first: that is
-the floor, and the gateway's latency is printed against it (added ms and ratio, p50 and p99).
+(its own process). In the same run the same client hits the upstream directly, in rounds
+alternating with the gateway's (the VM's speed drifts by the minute): that is the floor, and the
+gateway's latency and throughput are printed against it (added ms and ratio, p50 and p99).
 
 Checked, not only timed: every request sent through the gateway has exactly one line in its own
 attempt's ledger (none dropped, none written to another attempt), every stream ended with
 [DONE]; the gateway's RSS before and after the load is printed. Exit 1 when a check fails.
-Usage: python bench/gateway_load.py [--attempts 64] [--seconds 60] [--floor-seconds 15]
+Usage: python bench/gateway_load.py [--attempts 64] [--seconds 60] [--floor-seconds 30] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -62,6 +63,11 @@ class Tally:
         self.latencies: list[float] = []
         self.sent: Counter[str] = Counter()
         self.failed: list[str] = []
+
+    def add(self, other: "Tally") -> None:
+        self.latencies += other.latencies
+        self.sent.update(other.sent)
+        self.failed += other.failed
 
 
 async def one_stream(session: aiohttp.ClientSession, url: str, body: dict, who: str, tally: Tally) -> None:
@@ -128,20 +134,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attempts", type=int, default=64, help="concurrent streaming attempts")
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the gateway load")
-    parser.add_argument("--floor-seconds", type=float, default=15.0, help="length of the direct (floor) load")
+    parser.add_argument("--floor-seconds", type=float, default=30.0, help="length of the direct (floor) load")
+    parser.add_argument("--rounds", type=int, default=3, help="direct and gateway loads alternated this many times")
     args = parser.parse_args()
     ledger_dir = Path(tempfile.mkdtemp(prefix="clawmark-load-")) / "ledgers"
     upstream, gateway, upstream_url, gateway_url = start(ledger_dir)
     names = [f"load-{i:02d}" for i in range(args.attempts)]
     try:
         print(f"gateway load: {args.attempts} streaming attempts, {args.seconds:.0f} s through the gateway, "
-              f"{args.floor_seconds:.0f} s direct; load average {os.getloadavg()[0]:.2f} at start")
-        direct = asyncio.run(load({n: upstream_url + "/chat/completions" for n in names},
-                                  BODY | {"model": "bench"}, args.floor_seconds))
+              f"{args.floor_seconds:.0f} s direct, alternated in {args.rounds} rounds; load average {os.getloadavg()[0]:.2f} at start")
         asyncio.run(load({"warm-up": gateway_url + "/a/warm-up/executor/v1/chat/completions"}, BODY, 1.0))
         rss_before = rss_mb(gateway.pid)
+        direct_urls = {n: upstream_url + "/chat/completions" for n in names}
         urls = {n: f"{gateway_url}/a/{n}/executor/v1/chat/completions" for n in names}
-        through = asyncio.run(load(urls, BODY, args.seconds))
+        direct, through = Tally(), Tally()
+        for _ in range(args.rounds):  # alternated: a machine that slows down slows both sides alike
+            direct.add(asyncio.run(load(direct_urls, BODY | {"model": "bench"}, args.floor_seconds / args.rounds)))
+            through.add(asyncio.run(load(urls, BODY, args.seconds / args.rounds)))
         time.sleep(1.0)  # the last ledger lines are written as the streams end
         rss_after = rss_mb(gateway.pid)
         problems = ledger_check(ledger_dir, through.sent) + through.failed[:20] + direct.failed[:5]

@@ -5,7 +5,6 @@ token's role may call, nothing without a token (only an open gateway lists its c
 
 from __future__ import annotations
 
-import json
 import time
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator
@@ -13,7 +12,7 @@ from typing import Any, AsyncIterator
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from clawmark.gateway import client, passthrough, replay
+from clawmark.gateway import client, passthrough, replay, wire_json
 from clawmark.gateway.cassettes import cassette_models, model_list
 from clawmark.gateway.client import ClientConfig
 from clawmark.gateway.errors import ContextWindowExceeded, InvalidRequest, ModelError
@@ -43,7 +42,7 @@ def offered_tools(tools: list | None, allowed: frozenset[str]) -> list:
 
 
 def _sse(data: dict) -> bytes:
-    return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
+    return b"data: " + wire_json.dumps(data) + b"\n\n"
 
 
 def _events(batch: list[dict]) -> list[bytes]:
@@ -251,7 +250,7 @@ async def json_body(request: Request, limit: int) -> dict | JSONResponse:
         if len(raw) > limit:
             return error_response(413, f"request body over {limit} bytes", "invalid_request_error")
     try:
-        body = json.loads(raw)
+        body = wire_json.loads(raw)
     except ValueError as exc:
         return error_response(400, f"request body is not JSON ({exc})", "invalid_request_error")
     if not isinstance(body, dict):

@@ -15,10 +15,11 @@ from typing import Any, AsyncIterator
 
 import aiohttp
 
+from clawmark.gateway import wire_json
+from clawmark.gateway.cassettes import is_scripted
 from clawmark.gateway.errors import (
     AuthError, ContextWindowExceeded, InvalidRequest, ModelError, RateLimited, UpstreamUnavailable,
 )
-from clawmark.gateway.cassettes import is_scripted
 from clawmark.gateway.scripted import scripted_base_url
 from clawmark.settings import settings
 
@@ -73,9 +74,12 @@ async def close_session() -> None:
 
 
 def _send(target: DirectTarget, body: dict, timeout_s: float):
-    headers = {"authorization": f"Bearer {target.api_key}"} if target.api_key else {}
+    headers = {"content-type": "application/json"}
+    if target.api_key:
+        headers["authorization"] = f"Bearer {target.api_key}"
     timeout = aiohttp.ClientTimeout(total=timeout_s, connect=min(timeout_s, 30.0))
-    return _session().post(target.url, json={**body, "model": target.model}, headers=headers, timeout=timeout)
+    return _session().post(target.url, data=wire_json.dumps({**body, "model": target.model}), headers=headers,
+                           timeout=timeout)
 
 
 async def post(target: DirectTarget, body: dict, timeout_s: float) -> dict:
@@ -86,7 +90,7 @@ async def post(target: DirectTarget, body: dict, timeout_s: float) -> dict:
         raise UpstreamUnavailable(f"{type(exc).__name__}: {exc} ({target.url})") from exc
     if response.status != 200:
         raise http_error(response.status, response.headers, content)
-    return json.loads(content)
+    return wire_json.loads(content)
 
 
 async def post_stream(target: DirectTarget, body: dict, timeout_s: float) -> AsyncIterator[list[dict]]:
@@ -125,7 +129,7 @@ def _parse_sse(lines: list[bytes]) -> SSEBatch:
         data = line[5:].strip() if line.startswith(b"data:") else b""
         if not data or data == b"[DONE]":
             continue
-        chunk = json.loads(data)
+        chunk = wire_json.loads(data)
         if "error" in chunk:
             raise UpstreamUnavailable(f"upstream error mid-stream: {chunk['error']}")
         batch.append(chunk)
