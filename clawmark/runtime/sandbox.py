@@ -17,30 +17,12 @@ from clawmark.runtime import owner, tar_transfer
 from clawmark.runtime.engine import shared_client
 from clawmark.runtime.errors import ContainerGone, ExecTimeout, ImageMissing, OutOfMemory
 from clawmark.runtime.execution import ExecResult, run_exec
+from clawmark.runtime.kill_script import KILL_ALL_BUT_INIT
 from clawmark.runtime.network import GATEWAY_HOSTNAME, network_for
 from clawmark.runtime.privileges import Privileges, host_config, refuse_engine_socket
 
 HOST_GATEWAY = "host-gateway"  # as in `docker run --add-host NAME:host-gateway`, on clawmark's networks
 DEATH_SETTLE_S = 3.0  # how long a SIGKILLed command waits for the engine to record a container's stop
-
-# Every process of the container but init (PID 1), the container's own lifetime command (the
-# first child of init: the lowest PID whose parent is 1) and this script; three passes catch what
-# a dying process forks. Shell builtins only, so any image can run it.
-_KILL_ALL_BUT_INIT = r"""
-main=""
-for d in /proc/[0-9]*; do
-  p=${d#/proc/}; pp=""
-  while read -r key value; do [ "$key" = "PPid:" ] && pp=$value && break; done < "$d/status" 2>/dev/null
-  if [ "$p" != 1 ] && [ "$pp" = 1 ] && { [ -z "$main" ] || [ "$p" -lt "$main" ]; }; then main=$p; fi
-done
-for pass in 1 2 3; do
-  for d in /proc/[0-9]*; do
-    p=${d#/proc/}
-    case "$p" in 1|"$main"|"$$") ;; *) kill -KILL "$p" 2>/dev/null ;; esac
-  done
-done
-true
-"""
 
 __all__ = ["ExecResult", "Privileges", "Sandbox", "SandboxConfig"]
 
@@ -139,7 +121,7 @@ class Sandbox:
         cuts returns its 137 at once: the stop was ours, so neither the wait for the engine to
         record a container's death nor the OOM probe applies."""
         self._processes_ended_at = time.monotonic()
-        self.exec(["sh", "-c", _KILL_ALL_BUT_INIT], timeout_s=30, user="0")
+        self.exec(["sh", "-c", KILL_ALL_BUT_INIT], timeout_s=30, user="0")
 
     def copy_in(self, host_path: str | Path, container_dir: str) -> None:
         """Copy a host file or folder into `container_dir` (created if missing), bytes exact."""
