@@ -116,7 +116,8 @@ def test_a_command_cut_by_end_processes_returns_at_once_and_the_container_lives_
         asked, death_reason = [], sb._death_reason
         sb._death_reason = lambda: asked.append(1) or death_reason()
         cut: list = []
-        worker = threading.Thread(target=lambda: cut.append(sb.exec("sleep 600 & wait", timeout_s=120)))
+        # one process, no shell: a shell could outlive its killed child by a moment and exit 0
+        worker = threading.Thread(target=lambda: cut.append(sb.exec(["sleep", "600"], timeout_s=120)))
         worker.start()
         assert _eventually(lambda: "sleep 600" in sb.exec("ps -eo args", timeout_s=30).stdout, patience_s=30)
         sb.end_processes()
