@@ -5,13 +5,13 @@ leaked sandbox dies by itself even if nobody (janitor included) removes it."""
 from __future__ import annotations
 
 import atexit
+import threading
 import time
 import weakref
 from pathlib import Path
 from typing import Literal
 
 import docker
-from pydantic import BaseModel, Field
 
 from clawmark.runtime import owner, tar_transfer
 from clawmark.runtime.engine import shared_client
@@ -20,38 +20,11 @@ from clawmark.runtime.execution import ExecResult, run_exec
 from clawmark.runtime.kill_script import KILL_ALL_BUT_INIT
 from clawmark.runtime.network import GATEWAY_HOSTNAME, network_for
 from clawmark.runtime.privileges import Privileges, host_config, refuse_engine_socket
+from clawmark.runtime.sandbox_config import HOST_GATEWAY, SandboxConfig
 
-HOST_GATEWAY = "host-gateway"  # as in `docker run --add-host NAME:host-gateway`, on clawmark's networks
 DEATH_SETTLE_S = 3.0  # how long a SIGKILLed command waits for the engine to record a container's stop
 
 __all__ = ["ExecResult", "Privileges", "Sandbox", "SandboxConfig"]
-
-
-class SandboxConfig(BaseModel):
-    """How to start one sandbox container."""
-
-    image: str = Field(description="Image ref, e.g. from images.ensure_image('python').")
-    cpus: float = Field(1.0, gt=0, description="CPU share (nano_cpus).")
-    memory_mb: int = Field(2048, gt=0, description="Memory limit; swap is off (memswap = memory).")
-    pids_limit: int = Field(300, gt=0, description="Max processes/threads in the container.")
-    network: Literal["none", "gateway", "bridge"] = Field(
-        "none", description="none: no network; gateway: internal network reaching only the host gateway IP; "
-        "bridge: routed out (clawmark-open). Neither reaches other containers or other host services.")
-    user: str | None = Field(None, description="User for the container and execs (e.g. '1000:1000'); None = image default.")
-    workdir: str = Field("/", description="Default working directory of execs.")
-    env: dict[str, str] = Field(default_factory=dict, description="Environment of the container.")
-    labels: dict[str, str] = Field(default_factory=dict, description="Extra labels, e.g. clawmark.sweep/cell/attempt.")
-    lifetime_seconds: int = Field(3600, gt=0, description="The container exits by itself after this long.")
-    volumes: dict = Field(default_factory=dict, description="docker SDK volumes mapping (host path -> {bind, mode}).")
-    extra_hosts: dict[str, str] = Field(default_factory=dict, description="/etc/hosts entries name -> IP, or "
-                                        f"{HOST_GATEWAY!r}: the host address the gateway host name maps to.")
-    shm_size_mb: int | None = Field(None, gt=0, description="Size of /dev/shm; None = Docker's 64 MB.")
-    privileges: Privileges = Field(
-        "least", description="least: capabilities dropped to root's file and user handling, no-new-privileges; "
-        "swebench-harness: Docker's defaults, as swebench's harness runs evaluations (see docs/security.md).")
-    cap_add: list[str] = Field(default_factory=list, description="Linux capabilities added to the profile's (e.g. SYS_ADMIN).")
-    max_output_bytes: int = Field(2**20, gt=0, description="Per-stream cap on exec stdout/stderr (head+tail kept).")
-    max_copy_bytes: int = Field(2 * 2**30, gt=0, description="Cap on one copy_out/read_file archive.")
 
 
 _LIVE: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
@@ -67,6 +40,10 @@ class Sandbox:
         self.image_id: str = container.attrs.get("Image", "")
         self._oom_kills_seen = 0
         self._processes_ended_at = float("-inf")  # when end_processes last began (monotonic)
+        # Execs begun in this container, and how many had begun when end_processes last finished:
+        # only an exec starts a process here (the lifetime command aside), so equal counts mean
+        # nothing can be running to end.
+        self._execs_begun, self._execs_ended_at, self._count_lock = 0, 0, threading.Lock()
         _LIVE.add(self)
 
     @classmethod
@@ -101,6 +78,8 @@ class Sandbox:
         """
         argv = ["bash", "-lc", cmd] if isinstance(cmd, str) else list(cmd)
         started = time.monotonic()
+        with self._count_lock:
+            self._execs_begun += 1
         try:
             result = run_exec(self._client.api, self.container_id, argv, timeout_s,
                               workdir=workdir or self.config.workdir, env=env,
@@ -119,9 +98,15 @@ class Sandbox:
         """SIGKILL every process of the container but its init and lifetime command (a claw, its
         tools, whatever they left in the background), keeping the container alive. An exec this
         cuts returns its 137 at once: the stop was ours, so neither the wait for the engine to
-        record a container's death nor the OOM probe applies."""
+        record a container's death nor the OOM probe applies. No exec since the last end (a claw
+        that ran nothing in the container, such as `nop`): nothing to end, no exec spent on it."""
+        with self._count_lock:
+            begun = self._execs_begun
+        if begun == self._execs_ended_at:
+            return
         self._processes_ended_at = time.monotonic()
         self.exec(["sh", "-c", KILL_ALL_BUT_INIT], timeout_s=30, user="0")
+        self._execs_ended_at = begun + 1  # the kill's own exec; one begun meanwhile keeps the next end
 
     def copy_in(self, host_path: str | Path, container_dir: str) -> None:
         """Copy a host file or folder into `container_dir` (created if missing), bytes exact."""

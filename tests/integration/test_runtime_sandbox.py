@@ -232,3 +232,29 @@ def test_output_the_engine_delivers_after_the_exit_is_still_read(python_image, m
         monkeypatch.setattr(execution, "frames_iter", late_frames)
         result = sb.exec("printf '/tmp/tmp.x 1234\\n'", timeout_s=60)
     assert (result.exit_code, result.stdout) == (0, "/tmp/tmp.x 1234\n")
+
+
+def test_end_processes_spends_an_exec_only_when_one_ran_since_the_last_end(python_image, monkeypatch):
+    """Only an exec starts a process in the container (its lifetime command aside): a claw that ran
+    nothing there (nop) costs no kill exec, and one that left a process behind has it ended."""
+    import clawmark.runtime.sandbox as sandbox_module
+
+    kills: list[list[str]] = []
+    real_run_exec = sandbox_module.run_exec
+
+    def counting_run_exec(api, container_id, argv, *args, **kwargs):
+        if argv[:2] == ["sh", "-c"] and "kill -KILL" in argv[2]:
+            kills.append(argv)
+        return real_run_exec(api, container_id, argv, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox_module, "run_exec", counting_run_exec)
+    with sandbox(python_image) as sb:
+        sb.end_processes()
+        assert kills == []  # nothing was ever run in it
+        sb.exec("nohup sleep 600 >/dev/null 2>&1 &", timeout_s=30)
+        sb.end_processes()
+        sb.end_processes()  # nothing ran since the first end
+        assert len(kills) == 1
+        assert "sleep 600" not in sb.exec("ps -eo args", timeout_s=30).stdout
+        sb.end_processes()  # the ps above was an exec: ended again
+        assert len(kills) == 2
