@@ -8,7 +8,8 @@ start and the end: on a shared machine the Docker figures move with it.
 
 1. Overhead per cell: a sweep of `nop` cells through Prefect + Docker (provision, history strip,
    claw, teardown, row) vs the raw sandbox floor (provision + `exec true` + teardown) measured in
-   the same run.
+   the same run; and the same per cell apart from the sweep's own start and end (the median time
+   from one cell's start to the next's).
 2. Cells per minute at concurrency 1, 2, 4, with waves (a wave waits for its slowest cell: the
    old scheduler) vs slots (the next cell starts when one finishes), on a mix of short `nop` and
    long `oracle` cells (oracle evaluates its patch).
@@ -109,6 +110,9 @@ def bench_docker(tmp: Path, cells: int, levels: list[int]) -> None:
     total = run_mode(spec("overhead", MIX[:1], ["nop"], cells), tmp / "overhead", waves=False)
     print(f"1. nop cell through Prefect + Docker: {total / cells:6.2f} s/cell; sandbox floor {floor:5.2f} s "
           f"({total / cells / floor:4.1f}x)", flush=True)
+    period = cell_period(ResultStore(tmp / "overhead"), "overhead")
+    print(f"1. the same, per cell without the sweep's own start and end (median time from one cell's start "
+          f"to the next's): {period:6.2f} s/cell ({period / floor:4.1f}x the floor)", flush=True)
     for parallel in levels:
         for waves in (True, False):
             mixed = spec(f"mix-{parallel}-{int(waves)}", MIX, ["nop", "oracle"], 2, parallel)
@@ -116,6 +120,14 @@ def bench_docker(tmp: Path, cells: int, levels: list[int]) -> None:
             n = len(MIX) * 2 * 2
             print(f"2. concurrency {parallel} {'waves' if waves else 'slots'}: {n} cells in {seconds:6.1f} s = "
                   f"{n / seconds * 60:5.1f} cells/min", flush=True)
+
+
+def cell_period(store: ResultStore, sweep_id: str) -> float:
+    """Median seconds between consecutive cells' starts of a one-slot sweep: what each more cell
+    costs, apart from what the sweep spends once (its flow run, plan, gateway, last commit)."""
+    table, _, _ = store.read_table(sweep_id, columns=["started_at"])
+    starts = sorted(table.column("started_at").to_pylist())
+    return statistics.median((b - a).total_seconds() for a, b in zip(starts, starts[1:]))
 
 
 def commit_rows(store: ResultStore, sweep_id: str, keys: list[str], per_cell: bool) -> None:
