@@ -26,7 +26,9 @@ start and the end: on a shared machine the Docker figures move with it.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -43,7 +45,9 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "300")
 os.environ.pop("PREFECT_API_URL", None)  # its own temporary server: slots of other runs cannot block it
-os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="clawmark-bench-prefect-"))
+if "PREFECT_HOME" not in os.environ:  # a private one, removed at exit (after Prefect's own exit hooks: LIFO)
+    os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="clawmark-bench-prefect-")
+    atexit.register(shutil.rmtree, os.environ["PREFECT_HOME"], ignore_errors=True)
 
 from clawmark.results import ResultStore  # noqa: E402
 from clawmark.results.synthetic import synthetic_table  # noqa: E402
