@@ -131,7 +131,9 @@ def to_frame(table: pa.Table) -> pd.DataFrame:
     import pandas as pd  # readers only; writers never pay for pandas
 
     nullable = {pa.bool_(): pd.BooleanDtype(), pa.int64(): pd.Int64Dtype()}
-    return table.to_pandas(types_mapper=nullable.get)
+    # Not on Arrow's CPU pool: a pool sweep's last read hung there for good (pyarrow 26.0.1, the
+    # converter waiting on a future no idle pool thread ever took); result tables are small.
+    return table.to_pandas(types_mapper=nullable.get, use_threads=False)
 
 
 def to_table(rows: list[AttemptRow]) -> pa.Table:
