@@ -9,7 +9,6 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Literal
 
 import docker
 
