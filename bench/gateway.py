@@ -22,6 +22,7 @@ import time
 import httpx
 
 TARGET_P50_OVERHEAD_MS = 1.0
+DIRECT = "direct to upstream"
 BODY = {"model": "scripted/bench", "stream": True, "stream_options": {"include_usage": True},
         "messages": [{"role": "user", "content": "say the pangram"}]}
 
@@ -118,13 +119,14 @@ def measure_level(urls: dict[str, str], pids: dict[str, int], streams: int, requ
     cpu: dict[str, float] = {label: 0.0 for label in pids}
     for _ in range(rounds):
         for label, url in urls.items():
-            body = BODY | {"model": "bench"} if label == "direct to upstream" else BODY
+            body = BODY | {"model": "bench"} if label == DIRECT else BODY
             before = cpu_seconds(pids[label]) if label in pids else 0.0
             taken = asyncio.run(measure(url, body, streams, max(streams, requests // rounds)))
             if label in pids:
                 cpu[label] += cpu_seconds(pids[label]) - before
             latencies[label] += taken
-    cpu_ms = {label: seconds * 1000 / len(latencies[label]) for label, seconds in cpu.items()}
+    # each measure() also sends `streams` warm-up requests, which the CPU reading includes
+    cpu_ms = {label: seconds * 1000 / (len(latencies[label]) + streams * rounds) for label, seconds in cpu.items()}
     return latencies, cpu_ms
 
 
@@ -135,7 +137,7 @@ def main() -> None:
     args = parser.parse_args()
     procs, urls = start_servers(free_port())
     gateway_pids = {"bare python relay": procs[1].pid, "gateway": procs[2].pid, "gateway via litellm": procs[3].pid}
-    paths = {"direct to upstream": urls["direct"], **{label: urls[label] for label in gateway_pids}}
+    paths = {DIRECT: urls["direct"], **{label: urls[label] for label in gateway_pids}}
     try:
         print(f"gateway bench: streamed chat completions (scripted upstream), ~{args.requests} requests per cell "
               f"in {args.rounds} alternating rounds, one run")
@@ -143,8 +145,8 @@ def main() -> None:
         for streams in (1, 32):
             print(f"  {streams} concurrent stream(s):")
             latencies, cpu_ms = measure_level(paths, gateway_pids, streams, args.requests, args.rounds)
-            direct = latencies.pop("direct to upstream")
-            print(row("direct to upstream", direct))
+            direct = latencies.pop(DIRECT)
+            print(row(DIRECT, direct))
             for label, taken in latencies.items():
                 print(row(label, taken, direct, cpu_ms[label]))
                 p50_overhead[(label, streams)] = pct(taken, 50) - pct(direct, 50)
