@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 
 import pytest
 import yaml
+from playwright.sync_api import expect
 
 from clawmark.results import AttemptRow, ResultStore
 from clawmark.settings import TASKS_CATALOG
-from tests.support.prefect_server import client_env, deploy_all, run, running_server, wait_flow_run, worker
+from tests.support.prefect_server import api, client_env, deploy_all, run, running_server, wait_flow_run, worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.docker, pytest.mark.slow]
 NIGHT = "ui-20261201"  # a dated id, as nightly stores its nights; no spec file names it
 UI_WAIT_MS = 120_000
+FORM_PATH = re.compile(r"/deployment/[0-9a-f-]{36}/run\b")
 
 
 def _plant_outage(store: ResultStore, sweep_id: str, claw: str) -> AttemptRow:
@@ -54,6 +57,42 @@ def _fill(page, name: str, value: str | list[str]) -> None:
         section.locator("textarea").nth(index).fill(item)
 
 
+def _submit(page, ui_url: str, run_name: str, tries: int = 3) -> None:
+    """Submit the custom-run form and wait until the UI leaves it for the deployment's page.
+
+    On SQLite, Prefect's server answers 503 to a write that lost a race with its own services
+    (the worker polls every 2 s); Prefect's client asks again, its UI shows an error toast
+    instead. An operator who sees that toast submits again, and so does this, but only once the
+    toast is up (the request is over) and the server holds no run of that name: never two runs."""
+    failed: list[str] = []
+
+    def note(response) -> None:
+        if response.status >= 400:
+            failed.append(f"{response.status} {response.request.method} {response.url}")
+
+    errors = page.locator(".p-toast__card", has=page.locator(".p-toast__icon--error"))
+    page.on("response", note)
+    try:
+        for _ in range(tries):
+            for close in page.locator(".p-toast__close-btn").all():
+                close.dispatch_event("click")  # its countdown ring sits over the button
+            expect(errors).to_have_count(0, timeout=UI_WAIT_MS)
+            page.get_by_role("button", name="Submit", exact=True).click(timeout=UI_WAIT_MS)
+            deadline = time.monotonic() + UI_WAIT_MS / 1000
+            while time.monotonic() < deadline and FORM_PATH.search(page.url) and not errors.count():
+                page.wait_for_timeout(250)
+            if not FORM_PATH.search(page.url):
+                return
+            seen = errors.all_inner_texts()
+            named = api(ui_url, "POST", "/flow_runs/filter", {"flow_runs": {"name": {"any_": [run_name]}}})
+            if named or not seen:
+                break
+    finally:
+        page.remove_listener("response", note)
+    raise AssertionError(f"the custom run {run_name!r} never left the form ({len(named)} runs of that name);"
+                         f" error toasts: {seen}; responses >= 400: {failed}")
+
+
 def _start_custom_run(page, ui_url: str, run_name: str, values: dict[str, str | list[str]]) -> str:
     page.goto(f"{ui_url}/deployments", timeout=UI_WAIT_MS)
     page.get_by_role("link", name="rerun-failed", exact=True).first.click(timeout=UI_WAIT_MS)
@@ -64,7 +103,7 @@ def _start_custom_run(page, ui_url: str, run_name: str, values: dict[str, str | 
     run_name_field.first.fill(run_name)
     for name, value in values.items():
         _fill(page, name, value)
-    page.get_by_role("button", name="Submit", exact=True).click()
+    _submit(page, ui_url, run_name)
     page.get_by_role("link", name=run_name, exact=True).first.click(timeout=UI_WAIT_MS)  # the deployment's runs
     page.wait_for_url(re.compile(r"/flow-run/[0-9a-f-]{36}"), timeout=UI_WAIT_MS)
     return re.search(r"/flow-run/([0-9a-f-]{36})", page.url).group(1)
