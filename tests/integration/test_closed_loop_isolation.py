@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 
+import docker
 import pytest
 import yaml
 
@@ -50,18 +51,24 @@ def _hidden_task(tmp_path):
 
 
 class Watcher(threading.Thread):
-    """Waits for the task container's turn marker, then lists it as root."""
+    """Waits for the task container's turn marker, then lists it as root. Other containers carry
+    the task's label too (the set-up capture, the checks, other tests' attempts) and may stop
+    between the listing and the look: those are passed over. Looks until the attempt has ended."""
 
     def __init__(self, docker_client):
         super().__init__(daemon=True)
-        self.docker, self.seen = docker_client, {}
+        self.docker, self.seen, self.attempt_ended = docker_client, {}, threading.Event()
 
     def run(self) -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not self.seen:
+        deadline = time.monotonic() + 1800  # the attempt's end stops it first; this only bounds it
+        while time.monotonic() < deadline and not self.seen and not self.attempt_ended.is_set():
             for container in self.docker.containers.list(filters={"label": f"clawmark.task={FIXTURE_TASK}"},
                                                          ignore_removed=True):
-                if self._root(container, "test -f /tmp_workspace/results/.turn-started")[0] == 0:
+                try:
+                    marked = self._root(container, "test -f /tmp_workspace/results/.turn-started")[0] == 0
+                except docker.errors.APIError:  # gone or stopped since the listing (409, 404)
+                    continue
+                if marked:
                     self._inspect(container)
                     return
             time.sleep(0.3)
@@ -101,7 +108,10 @@ def test_executor_container_holds_nothing_hidden_during_a_turn(tmp_path, store, 
     supervisor = cassettes("sup-probe", [{"content": decision("pass", "complete_and_passed", 1.0)}])
     watcher = Watcher(docker_client)
     watcher.start()
-    row = attempt(task, executor, store, gateway, supervisor_model=supervisor)
+    try:
+        row = attempt(task, executor, store, gateway, supervisor_model=supervisor)
+    finally:
+        watcher.attempt_ended.set()
     watcher.join(timeout=60)
     assert row.status is Status.PASS, row.error_message
     seen = watcher.seen
