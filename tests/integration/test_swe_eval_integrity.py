@@ -13,6 +13,7 @@ import os
 import threading
 import time
 
+import docker
 import pandas as pd
 import pytest
 
@@ -155,7 +156,11 @@ def _kill_when_tests_run(client, patience_s: float = 300) -> None:
     stop = time.monotonic() + patience_s  # a generous bound on waiting for the container, not a speed claim
     while time.monotonic() < stop:
         for container in client.containers.list(filters={"label": labels}, ignore_removed=True):
-            if container.exec_run(["test", "-f", "/tmp/clawmark-eval/tests.txt"]).exit_code == 0:
+            try:
+                marked = container.exec_run(["test", "-f", "/tmp/clawmark-eval/tests.txt"]).exit_code == 0
+            except docker.errors.APIError:  # stopped or gone since the listing (409, 404): not the one
+                continue
+            if marked:
                 container.kill()
                 return
         time.sleep(0.5)
