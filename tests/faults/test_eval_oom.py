@@ -11,9 +11,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-import time
 
-import docker
 import pandas as pd
 import pytest
 
@@ -26,6 +24,7 @@ from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps.plan import RERUNNABLE_ERROR_KINDS
 from clawmark.swe.evaluate import EvalConfig, EvalOutcome, evaluate_prediction
 from clawmark.swe.summary_status import SummaryStatus, summary_status
+from tests.support.marked_container import wait_for_marked
 
 pytestmark = pytest.mark.docker
 INI = next(i for i in load_instances(TASKS_CATALOG / "swe" / "instances.jsonl") if i.instance_id.endswith("iniparse-py-1"))
@@ -130,14 +129,6 @@ def _kill_after_the_oom(client, patience_s: float = 300) -> None:
     """Kill this process's evaluation container, as the host would, once its tests' child was
     OOM-killed (other engineers' containers carry another owner pid)."""
     labels = [f"clawmark.owner_pid={os.getpid()}", "clawmark.role=swe-eval"]
-    stop = time.monotonic() + patience_s  # a bound on waiting for the container, not a speed claim
-    while time.monotonic() < stop:
-        for container in client.containers.list(filters={"label": labels}, ignore_removed=True):
-            try:
-                marked = container.exec_run(["test", "-f", SEEN]).exit_code == 0
-            except docker.errors.APIError:  # stopped or gone since the listing (409, 404): not the one
-                continue
-            if marked:
-                container.kill()
-                return
-        time.sleep(0.5)
+    container = wait_for_marked(client, labels, SEEN, patience_s)
+    if container is not None:
+        container.kill()

@@ -10,9 +10,7 @@ two steps (the turn's marker file exists, its deliverable does not yet)."""
 from __future__ import annotations
 
 import threading
-import time
 
-import docker
 import pytest
 import yaml
 
@@ -29,6 +27,7 @@ from tests.support.closed_loop_fixtures import (  # noqa: F401
     store,
     tool_outputs,
 )
+from tests.support.marked_container import wait_for_marked
 
 pytestmark = pytest.mark.docker
 CANARY = "HIDDEN-CANARY-5c1e9d"  # in eval_rule.md and answer.json of the fixture
@@ -60,18 +59,10 @@ class Watcher(threading.Thread):
         self.docker, self.seen, self.attempt_ended = docker_client, {}, threading.Event()
 
     def run(self) -> None:
-        deadline = time.monotonic() + 1800  # the attempt's end stops it first; this only bounds it
-        while time.monotonic() < deadline and not self.seen and not self.attempt_ended.is_set():
-            for container in self.docker.containers.list(filters={"label": f"clawmark.task={FIXTURE_TASK}"},
-                                                         ignore_removed=True):
-                try:
-                    marked = self._root(container, "test -f /tmp_workspace/results/.turn-started")[0] == 0
-                except docker.errors.APIError:  # gone or stopped since the listing (409, 404)
-                    continue
-                if marked:
-                    self._inspect(container)
-                    return
-            time.sleep(0.3)
+        container = wait_for_marked(self.docker, [f"clawmark.task={FIXTURE_TASK}"], "/tmp_workspace/results/.turn-started",
+                                    1800, stop=self.attempt_ended, poll_s=0.3)  # the attempt's end stops it first
+        if container is not None:
+            self._inspect(container)
 
     def _root(self, container, command: str) -> tuple[int, str]:
         code, out = container.exec_run(["bash", "-c", command], user="0")

@@ -11,9 +11,7 @@ import json
 import math
 import os
 import threading
-import time
 
-import docker
 import pandas as pd
 import pytest
 
@@ -27,6 +25,7 @@ from clawmark.sweeps.plan import RERUNNABLE_ERROR_KINDS
 from clawmark.swe.evaluate import EvalConfig, evaluate_prediction
 from clawmark.swe.summary_status import SummaryStatus, summary_status
 from tests.support.attempt_fixtures import INI, attempt, gateway, store  # noqa: F401
+from tests.support.marked_container import wait_for_marked
 
 pytestmark = pytest.mark.docker
 GO = next(i for i in load_instances(TASKS_CATALOG / "swe" / "instances.jsonl") if i.instance_id.endswith("envfile-go-1"))
@@ -153,17 +152,9 @@ def _kill_when_tests_run(client, patience_s: float = 300) -> None:
     """Kill this process's evaluation container once its test region has started (docker SDK,
     as the host would; other engineers' containers carry another owner pid)."""
     labels = [f"clawmark.owner_pid={os.getpid()}", "clawmark.role=swe-eval"]
-    stop = time.monotonic() + patience_s  # a generous bound on waiting for the container, not a speed claim
-    while time.monotonic() < stop:
-        for container in client.containers.list(filters={"label": labels}, ignore_removed=True):
-            try:
-                marked = container.exec_run(["test", "-f", "/tmp/clawmark-eval/tests.txt"]).exit_code == 0
-            except docker.errors.APIError:  # stopped or gone since the listing (409, 404): not the one
-                continue
-            if marked:
-                container.kill()
-                return
-        time.sleep(0.5)
+    container = wait_for_marked(client, labels, "/tmp/clawmark-eval/tests.txt", patience_s)
+    if container is not None:
+        container.kill()
 
 
 @pytest.mark.parametrize("network", ["default", "none"])
