@@ -34,13 +34,17 @@ postgres:
 images: venv engine
 	$(VENV)/bin/clawmark images build --all --jobs 4
 
-# run-tests.sh builds the images itself, beside the tests that need none.
-test: venv engine browser postgres
+# The venv (pip) and the engine (apt) are installed side by side, as each waits on its own
+# downloads; run-tests.sh builds the images itself, beside the tests that need none, and installs
+# the browser, PostgreSQL and the registry beside them.
+test:
+	@$(MAKE) --no-print-directory -j2 venv engine
 	bash scripts/run-tests.sh $(PYTEST_ARGS)
 
 # Only the images the demo's cells use; the demo prints its leaderboard and the report's path last.
 DEMO_IMAGES := python workstation claw-nanobot claw-mini-swe-agent
-demo: venv engine
+demo:
+	@$(MAKE) --no-print-directory -j2 venv engine
 	@$(VENV)/bin/clawmark images build --jobs 3 $(DEMO_IMAGES)
 	@$(VENV)/bin/clawmark demo
 

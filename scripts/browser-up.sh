@@ -15,9 +15,6 @@ fi
 [ "$(id -u)" = 0 ] || die "$browser is missing and installing Debian's chromium needs root"
 command -v apt-get >/dev/null 2>&1 || die "$browser is missing and apt-get is not available to install chromium"
 say "installing chromium from Debian"
-export DEBIAN_FRONTEND=noninteractive
-apt-get -o DPkg::Lock::Timeout=600 update -qq || die "apt-get update failed (is a Debian mirror reachable?)"
-apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium fonts-noto-cjk >/dev/null \
-  || die "apt-get install chromium failed"
+bash "$(dirname "$0")/apt-install.sh" browser-up chromium fonts-noto-cjk
 [ -x "$browser" ] || die "chromium installed but $browser is not executable"
 say "chromium installed ($("$browser" --version 2>/dev/null))"

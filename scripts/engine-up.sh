@@ -23,10 +23,7 @@ if ! command -v dockerd >/dev/null 2>&1; then
   avail_kb=$(df -Pk /var | awk 'NR==2 {print $4}')
   [ "${avail_kb:-0}" -gt 2000000 ] || die "less than 2 GB free under /var: free disk before installing docker.io"
   say "installing docker.io from Debian"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq || die "apt-get update failed (is a Debian mirror reachable?)"
-  apt-get install -y -qq --no-install-recommends docker.io iptables >/dev/null \
-    || die "apt-get install docker.io failed"
+  bash "$(dirname "$0")/apt-install.sh" engine-up docker.io iptables
 fi
 
 answering() { [ -S "$sock" ] && docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }

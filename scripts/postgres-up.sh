@@ -17,10 +17,7 @@ as_postgres() { runuser -u postgres -- "$@"; }
 if ! command -v pg_lsclusters >/dev/null 2>&1; then
   command -v apt-get >/dev/null 2>&1 || die "postgresql is missing and apt-get is not available to install it"
   say "installing postgresql from Debian"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=600 update -qq || die "apt-get update failed (is a Debian mirror reachable?)"
-  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends postgresql >/dev/null \
-    || die "apt-get install postgresql failed"
+  bash "$(dirname "$0")/apt-install.sh" postgres-up postgresql
 fi
 
 cluster=$(pg_lsclusters --no-header | awk -v p="$port" '$3 == p {print $1 " " $2; exit}')

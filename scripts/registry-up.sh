@@ -11,7 +11,4 @@ command -v docker-registry >/dev/null 2>&1 && exit 0
 [ "$(id -u)" = 0 ] || die "installing docker-registry needs root (apt-get install docker-registry)"
 command -v apt-get >/dev/null 2>&1 || die "docker-registry is missing and apt-get is not available to install it"
 say "installing docker-registry from Debian"
-export DEBIAN_FRONTEND=noninteractive
-apt-get -o DPkg::Lock::Timeout=600 update -qq || die "apt-get update failed (is a Debian mirror reachable?)"
-apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends docker-registry >/dev/null \
-  || die "apt-get install docker-registry failed"
+bash "$(dirname "$0")/apt-install.sh" registry-up docker-registry

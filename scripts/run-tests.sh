@@ -28,6 +28,12 @@ reports=${CLAWMARK_TEST_REPORTS:-.clawmark/test-reports}  # every test's time, k
 mkdir -p "$reports"
 common=(-p no:cacheprovider)
 
+# What the Docker tests need besides the images is installed beside the image builds too (apt
+# downloads and dpkg, 30-60 s on a fresh machine that the set-up spent alone before): Debian's
+# Chromium, PostgreSQL (started), the registry, the web proxy's venv. The pool waits for them.
+(bash scripts/browser-up.sh && bash scripts/postgres-up.sh && bash scripts/registry-up.sh \
+  && bash scripts/webproxy-up.sh) > "$logs/host.log" 2>&1 &
+host_pid=$!
 # The images the Docker tests would otherwise build inside the pool are built here too, as they are
 # mostly package downloads that fill the image phase's idle CPU: the pool worker's
 # (tests/e2e/test_pool_worker_container.py) before the pool starts, and the opt-in desktop and
@@ -53,9 +59,14 @@ images_ok=1
 wait "$images_pid" || images_ok=0
 echo "===== images (${SECONDS} s)"
 cat "$logs/images.log"
+host_ok=1
+wait "$host_pid" || host_ok=0
+echo "===== browser, PostgreSQL, registry, web proxy (${SECONDS} s)"
+cat "$logs/host.log"
 failed=()
 docker_ok=1
-if [ "$images_ok" = 1 ]; then
+[ "$host_ok" = 1 ] || failed+=(host-services)
+if [ "$images_ok" = 1 ] && [ "$host_ok" = 1 ]; then
   echo "===== docker pool (${WORKERS} workers, stops itself at ${DEADLINE} s)"
   timeout -s INT -k 120 $((DEADLINE > SECONDS + 60 ? DEADLINE - SECONDS : 60)) \
     "$PYTEST" "$@" "${common[@]}" -v --durations=25 --junitxml="$reports/docker.xml" -n "$WORKERS" --dist loadgroup \
@@ -66,7 +77,7 @@ if [ "$images_ok" = 1 ]; then
   progress_pid=$!
   wait "$pool_pid" || docker_ok=0
   wait "$progress_pid"  # tail ends with the pool
-else
+elif [ "$images_ok" = 0 ]; then
   failed+=(images)
 fi
 if wait "$opt_in_pid"; then echo "===== desktop and browser images"; grep -E ': (built|present)' "$logs/opt-in-images.log"
@@ -78,7 +89,7 @@ cat "$logs/unit.log"
 [ -f "$logs/docker.log" ] && { echo "===== pytest (docker): summary"; sed -n '/= slowest\|= short test summary\|= FAILURES\|= ERRORS\|Interrupted\|Timeout/,$p' "$logs/docker.log" | tail -400; }
 echo "===== summary (wall ${SECONDS} s)"
 for name in unit docker; do
-  [ -f "$logs/$name.log" ] || { echo "$name: not run (the images did not build)"; continue; }
+  [ -f "$logs/$name.log" ] || { echo "$name: not run (the images or the host services failed)"; continue; }
   echo "$name: $(grep -E '^(=+ )?[0-9]+ (passed|failed|error)|(passed|failed|error).* in [0-9.]+s' "$logs/$name.log" | tail -1)"
   grep -E '^(FAILED|ERROR) ' "$logs/$name.log" | cut -c1-300
 done

@@ -26,9 +26,9 @@ host_mirror() {
 if ! command -v mmdebstrap >/dev/null 2>&1; then
   [ "$(id -u)" = 0 ] || die "mmdebstrap is missing; install it (apt-get install mmdebstrap) or run as root"
   say "installing mmdebstrap"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null \
-    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null; } \
-    || die "apt-get install mmdebstrap failed"
+  apt_install="$here/../../scripts/apt-install.sh"  # queues behind the other set-up scripts' apt
+  [ -f "$apt_install" ] || die "mmdebstrap is missing and $apt_install is not here to install it (apt-get install mmdebstrap)"
+  APT_RECOMMENDS=1 bash "$apt_install" base-rootfs mmdebstrap
 fi
 ca_bundle=/etc/ssl/certs/ca-certificates.crt
 [ -s "$ca_bundle" ] || die "host CA bundle $ca_bundle is missing"
