@@ -47,9 +47,8 @@ def test_a_missing_image_is_a_warning_not_a_failure():
     check = _image_check(row)
     assert (check.ok, check.required) == (False, False)
     assert image_purpose("claw-zeroclaw").startswith("for the zeroclaw claw: `clawmark images build claw-zeroclaw`")
-    assert image_purpose("base") == ("for the images built on it (claw-openclaw, claw-openclaw-2026.3.11, claw-zeroclaw, "
-                                     "go, node, python, "
-                                     "rust): `clawmark images build base`")
+    assert image_purpose("base") == ("for the images built on it (claw-zeroclaw, go, node, python, rust): "
+                                     "`clawmark images build base`")
 
 
 def test_network_creation_times_sort_by_their_value_not_their_text():
