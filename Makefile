@@ -36,7 +36,7 @@ postgres:
 images: venv engine
 	$(VENV)/bin/clawmark images build --all --jobs 4
 
-# The venv (pip) and the engine (apt) are installed side by side, as each waits on its own
+# The venv (uv) and the engine (apt) are installed side by side, as each waits on its own
 # downloads; run-tests.sh builds the images itself, beside the tests that need none, and installs
 # the browser, PostgreSQL and the registry beside them.
 test:
