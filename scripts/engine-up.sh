@@ -19,7 +19,6 @@ fi
 [ "$(id -u)" = 0 ] || die "no engine answers and starting one needs root (run as root, or start dockerd yourself)"
 
 if ! command -v dockerd >/dev/null 2>&1; then
-  command -v apt-get >/dev/null 2>&1 || die "dockerd is missing and apt-get is not available to install docker.io"
   avail_kb=$(df -Pk /var | awk 'NR==2 {print $4}')
   [ "${avail_kb:-0}" -gt 2000000 ] || die "less than 2 GB free under /var: free disk before installing docker.io"
   say "installing docker.io from Debian"

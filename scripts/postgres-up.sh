@@ -15,7 +15,6 @@ as_postgres() { runuser -u postgres -- "$@"; }
 
 [ "$(id -u)" = 0 ] || die "setting up PostgreSQL needs root (or start a server yourself and set CLAWMARK_TEST_POSTGRES_URL)"
 if ! command -v pg_lsclusters >/dev/null 2>&1; then
-  command -v apt-get >/dev/null 2>&1 || die "postgresql is missing and apt-get is not available to install it"
   say "installing postgresql from Debian"
   bash "$(dirname "$0")/apt-install.sh" postgres-up postgresql
 fi

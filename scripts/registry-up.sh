@@ -8,7 +8,5 @@ say() { printf 'registry-up: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
 
 command -v docker-registry >/dev/null 2>&1 && exit 0
-[ "$(id -u)" = 0 ] || die "installing docker-registry needs root (apt-get install docker-registry)"
-command -v apt-get >/dev/null 2>&1 || die "docker-registry is missing and apt-get is not available to install it"
 say "installing docker-registry from Debian"
 bash "$(dirname "$0")/apt-install.sh" registry-up docker-registry
