@@ -32,7 +32,7 @@ from prefect.states import Crashed
 
 from clawmark.results import ResultStore
 from clawmark.results.lease import cell_lease, is_live
-from clawmark.runtime.worker_image import code_digest
+from clawmark.runtime.shipped_code import code_digest
 from clawmark.sweeps import Cell, SweepPlan, SweepSpec
 from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, Committed, Ended, NoRow, Schedule, Stop, new_row, \
     replaced_rows, schedule

@@ -10,18 +10,16 @@ coordinator and in the worker, so a deployment can refuse a worker running other
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import tempfile
 import tomllib
 from pathlib import Path
 
 from clawmark.runtime.images import Progress, ensure_derived_image, ensure_image
-from clawmark.runtime.recipes import IGNORED_PARTS, tree_digest
+from clawmark.runtime.recipes import IGNORED_PARTS
+from clawmark.runtime.shipped_code import SHIPPED, code_digest
 from clawmark.settings import PROJECT_ROOT
 
-SHIPPED = ("pyproject.toml", "README.md", "prefect.yaml", "clawmark", "flows", "blocks", "analysis", "tasks_catalog",
-           "images", "scripts")
 CODE_ROOT = "/opt/clawmark"
 DEPS_DOCKERFILE = """ARG PARENT
 FROM ${PARENT}
@@ -52,18 +50,6 @@ _CAPS = ("CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SE
 RUN_ARGS = [*(arg for cap in _CAPS for arg in ("--cap-add", cap)), "--cgroupns", "private",
             "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
             "--security-opt", "systempaths=unconfined", "--device-cgroup-rule", "a *:* rwm"]
-
-
-def code_digest(root: Path = PROJECT_ROOT) -> str:
-    """sha256 (16 hex) over what a worker runs of the checkout at `root` (bytecode caches aside)."""
-    digest = hashlib.sha256()
-    for name in SHIPPED:
-        path = root / name
-        if path.is_dir():
-            digest.update(f"{name}\0{tree_digest(path)}\0".encode())
-        elif path.is_file():
-            digest.update(f"{name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
-    return digest.hexdigest()[:16]
 
 
 def requirements(root: Path = PROJECT_ROOT) -> list[str]:

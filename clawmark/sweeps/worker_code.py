@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from clawmark.runtime.worker_image import code_digest
+from clawmark.runtime.shipped_code import code_digest
 from clawmark.settings import PROJECT_ROOT
 
 

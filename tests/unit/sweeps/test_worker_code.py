@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from clawmark.runtime import worker_image
-from clawmark.runtime.worker_image import SHIPPED, code_digest
+from clawmark.runtime.shipped_code import SHIPPED, code_digest
 from clawmark.settings import PROJECT_ROOT, TASKS_CATALOG
 from clawmark.sweeps import worker_code
 from clawmark.sweeps.spec import SweepSpec, rebased
