@@ -158,13 +158,17 @@ def spent_usd(store: ResultStore, sweep_id: str) -> float:
 class SpendMeter:
     """Money a sweep has spent: committed rows read once at start, then each finished cell added,
     so the cap check costs nothing per wave (re-reading every row file would grow with the sweep).
-    A rerun cell counts twice, as it was paid twice. Unpriced (NaN) costs add nothing."""
+    A rerun cell counts twice, as it was paid twice. Unpriced (NaN) costs add nothing. An uncapped
+    sweep reads no row: a pool cell run makes a meter of its own, and reading every committed
+    row file there (~1 ms each) would cost each cell more as the sweep grows."""
 
     cap_usd: float | None
     spent_usd: float = 0.0
 
     @classmethod
     def for_sweep(cls, spec: SweepSpec, store: ResultStore) -> "SpendMeter":
+        if spec.max_cost_usd is None:
+            return cls(None)
         return cls(spec.max_cost_usd, spent_usd(store, spec.sweep_id))
 
     def add(self, cost_usd: float | None) -> None:

@@ -153,6 +153,18 @@ def test_spend_meter_starts_from_committed_rows_and_ignores_unpriced(tmp_path):
     assert not SpendMeter(cap_usd=None, spent_usd=1e9).exhausted
 
 
+def test_an_uncapped_sweeps_meter_reads_no_row(tmp_path, monkeypatch):
+    """Each pool cell run makes a meter: reading every committed row there grows with the sweep."""
+    from clawmark.sweeps.plan import SpendMeter
+
+    store = ResultStore(tmp_path)
+    spec = _spec()
+    _commit(store, spec, plan_sweep(spec, store).cells[0], "resolved", cost=0.6)
+    monkeypatch.setattr(store, "read", lambda *a, **k: pytest.fail("an uncapped meter read the rows"))
+    meter = SpendMeter.for_sweep(spec, store)
+    assert meter.cap_usd is None and meter.spent_usd == 0.0 and not meter.exhausted
+
+
 def test_planned_keys_equal_the_attempts_own_identity_for_every_claw_model_and_seed(tmp_path):
     """The planner builds one identity per instance × claw and varies model and seed; each key
     must still be exactly the one the attempt commits (`cell_key_of` builds it in full)."""
