@@ -22,7 +22,6 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
@@ -30,6 +29,7 @@ from clawmark.results.layout import check_name
 from clawmark.results.schema import RESULTS_SCHEMA, to_frame, to_table
 from clawmark.results.status import Status, is_error
 from clawmark.results.store import SINGLE_ROW_OPTIONS
+from clawmark.results.store_files import scan
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,7 +72,7 @@ def read_history(store: ResultStore, sweep_id: str) -> pd.DataFrame:
                    if i.type == pafs.FileType.File and i.base_name.endswith(".parquet") and not i.base_name.startswith("."))
     if not files:
         return to_frame(RESULTS_SCHEMA.empty_table())
-    return to_frame(ds.dataset(files, schema=RESULTS_SCHEMA, format="parquet", filesystem=store.fs).to_table())
+    return to_frame(scan(store.fs, files, None, None))
 
 
 def replaced_errors(store: ResultStore, sweep_id: str) -> Counter[str]:

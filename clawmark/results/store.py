@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.dataset as ds
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
@@ -214,7 +214,7 @@ class ResultStore:
             plain += [i.path for i in cells]
             if packed := self._compacted_info(sweep):
                 if cells:  # rows of re-run cells in the compacted file are hidden by their own files
-                    shadowed.append((packed.path, ~ds.field("cell_key").isin([_cell_of(i) for i in cells])))
+                    shadowed.append((packed.path, ~pc.field("cell_key").isin([_cell_of(i) for i in cells])))
                 else:
                     plain.append(packed.path)
         groups = [(plain, expr)] + [([path], and_filters(expr, hide)) for path, hide in shadowed]
@@ -233,7 +233,7 @@ class ResultStore:
         if self.fs.get_file_info(path).type == pafs.FileType.File:
             return from_record(scan(self.fs, [path], None, None).to_pylist()[0])
         packed = self._compacted_info(sweep_id)
-        rows = scan(self.fs, [packed.path], ds.field("cell_key") == cell_key, None).to_pylist() if packed else []
+        rows = scan(self.fs, [packed.path], pc.field("cell_key") == cell_key, None).to_pylist() if packed else []
         if not rows:
             raise KeyError(f"no row for cell {cell_key} in sweep {sweep_id}")
         return from_record(rows[0])
