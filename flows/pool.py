@@ -40,7 +40,7 @@ from flows.cell import cell as cell_flow
 from flows.coordinate import coordinate, headline, results_store
 
 PROJECT = Path(__file__).resolve().parents[1]
-POLL_S = 2.0
+POLL_S = 1.0
 FINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
 
 
