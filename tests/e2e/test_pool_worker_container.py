@@ -82,7 +82,8 @@ def test_a_worker_in_its_own_container_runs_the_sweep(docker_client, tmp_path):
             container = docker_client.containers.get(started.strip().splitlines()[-1])
             _await_worker(container)
             output = _sweep(_spec(tmp_path / "pool.yaml", SWEEP), env, "--pool", POOL, "--results", results)
-            assert "2 run, 0 reused" in output or "[2/2]" in output, output[-3000:]
+            assert "2 run, 0 reused" in output or "[2/2]" in output, \
+                output[-3000:] + "\nworker:\n" + container.logs().decode(errors="replace")[-3000:]
             checkout = container.exec_run(["test", "-e", str(REPO)]).exit_code
             engine = container.exec_run(["docker", "image", "inspect", python_ref, "--format", "{{.Id}}"])
             base = container.exec_run(["docker", "image", "inspect", ensure_image("base")])
