@@ -19,13 +19,16 @@ or `EngineStayedDown`; the cells not started have no row, so the next run of the
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
 from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, LogFilter, LogFilterFlowRunId, \
+    LogFilterLevel
+from prefect.client.schemas.sorting import LogSort
 from prefect.deployments import run_deployment
 from prefect.exceptions import ObjectNotFound
 from prefect.states import Crashed
@@ -83,7 +86,7 @@ class PoolRun:
             return Stop(run.state_name, run.state.message if run.state else run.state_name)
         if run is None or not pool.lost(self.cell, run):
             return None
-        return NoRow(f"run {self.run_id} ended {run.state_type.value} without a row")
+        return NoRow(f"run {self.run_id} ended {run.state_type.value} without a row: {pool.why(run)}")
 
 
 class PoolRuns:
@@ -106,6 +109,18 @@ class PoolRuns:
                              flow_run_name=f"{self.spec.sweep_id}/{cell.claw}/{cell.instance_id}/{cell.seed}",
                              tags=[f"sweep:{self.spec.sweep_id}"], as_subflow=True)
         return PoolRun(self, cell, run.id)
+
+    @staticmethod
+    def why(run: Any) -> str:
+        """What a run that left no row said last: its final state's message, and its last error log
+        line, where the real cause is when its process died (e.g. a pull step refusing the worker)."""
+        said = [run.state.message] if run.state and run.state.message else []
+        with get_client(sync_client=True) as client:
+            errors = client.read_logs(LogFilter(flow_run_id=LogFilterFlowRunId(any_=[run.id]),
+                                                level=LogFilterLevel(ge_=logging.ERROR)),
+                                      limit=1, sort=LogSort.TIMESTAMP_DESC)
+        said += [log.message.strip().splitlines()[-1] for log in errors if log.message.strip()]
+        return " | ".join(text[:400] for text in said) or "no message"
 
     def refresh(self, runs: list[PoolRun]) -> None:
         ids = [run.run_id for run in runs]

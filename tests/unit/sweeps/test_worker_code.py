@@ -46,7 +46,8 @@ def test_the_digest_is_the_code_not_where_it_lies_nor_its_bytecode(tmp_path):
     assert code_digest(tmp_path) != code_digest(PROJECT_ROOT)
 
 
-def test_the_pull_step_enters_the_same_code_and_refuses_other_code(tmp_path, monkeypatch):
+def test_the_pull_step_enters_the_same_code_and_refuses_other_code(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("PREFECT__FLOW_RUN_ID", "6f1c2a9e-0000-4000-8000-000000000001")
     monkeypatch.chdir(tmp_path)
     here = code_digest(PROJECT_ROOT)
     assert worker_code.same_code(here, "/elsewhere") == {"directory": str(PROJECT_ROOT), "code": here}
@@ -55,6 +56,10 @@ def test_the_pull_step_enters_the_same_code_and_refuses_other_code(tmp_path, mon
     with pytest.raises(worker_code.WorkerCodeDiffers, match=r"started from code 0123456789abcdef at /elsewhere"):
         worker_code.same_code("0123456789abcdef", "/elsewhere")
     assert os.getcwd() == str(tmp_path)
+    # the refusal reaches the run's logs on the server, where the coordinator reads a dead run's cause
+    [logged] = [r for r in caplog.records if r.name == worker_code.RUN_LOGGER]
+    assert logged.levelname == "ERROR" and "started from code 0123456789abcdef" in logged.getMessage()
+    assert logged.flow_run_id == "6f1c2a9e-0000-4000-8000-000000000001"
 
 
 def test_the_worker_image_installs_the_projects_own_requirements():
