@@ -4,7 +4,8 @@ The coordinator (flows/pool.py) creates one run of this flow's deployment per pe
 worker of the pool picks it up. A run does nothing when the cell already has a committed row (a
 resubmission after a run whose worker died just after its commit; under `--force`, a row other
 than the one it was sent to replace) or when the sweep's committed spend has reached its cap (the
-cap holds across workers: it is read from the shared store, not from one process's memory).
+cap holds across workers: the live coordinator's count published in the shared store, else the
+committed rows, never one process's memory: clawmark/sweeps/spend.py).
 Otherwise it holds the cell's lease in the store while it runs, so two runs of one cell never
 overlap and the coordinator can tell a run whose worker died.
 
@@ -33,7 +34,8 @@ from clawmark.results.location import open_store
 from clawmark.settings import PROJECT_ROOT
 from clawmark.sweeps import Cell, SweepSpec, engine_gate
 from clawmark.sweeps.shared_gateway import sweep_gateway
-from clawmark.sweeps.plan import SpendMeter, plan_cell
+from clawmark.sweeps.plan import plan_cell
+from clawmark.sweeps.spend import SpendMeter
 from clawmark.sweeps.spec import rebased
 from clawmark.sweeps.scheduler import DISK_FULL, ENGINE_DOWN, new_row  # DISK_FULL, ENGINE_DOWN: final state names
 from flows.sweep_tasks import run_cell
@@ -69,7 +71,7 @@ def cell(spec: dict[str, Any], cell_key: str, results: str, coordinates: dict[st
     sweep_id, chosen = sweep_spec.sweep_id, Cell(cell_key=cell_key, **coordinates)
     if committed(store, sweep_id, cell_key, replaces):
         return {"cell_key": cell_key, "outcome": "already committed"}
-    if (meter := SpendMeter.for_sweep(sweep_spec, store)).exhausted:
+    if (meter := SpendMeter.for_cell(sweep_spec, store)).exhausted:
         logger.warning("sweep %s: cost cap %.4f USD reached (%.4f committed); cell %s not run",
                        sweep_id, sweep_spec.max_cost_usd, meter.spent_usd, cell_key)
         return {"cell_key": cell_key, "outcome": "over cost cap"}

@@ -7,8 +7,9 @@ committed in the store. A run that ended without a row, or whose worker died und
 cell lease in the store went stale, or never appeared), is marked crashed and submitted again,
 at most `max_resubmits` times. The cost cap is checked against the sweep's spend (committed rows
 at start, then each new row) before each submission, and again by each cell run before it starts,
-from the shared store. That policy is the core scheduler's (clawmark/sweeps/scheduler.py), the
-local sweep's too; what this module adds is what a submission is: a run of the `cell` deployment.
+from the count the coordinator publishes in the shared store (clawmark/sweeps/spend.py). That
+policy is the core scheduler's (clawmark/sweeps/scheduler.py), the local sweep's too; what this
+module adds is what a submission is: a run of the `cell` deployment.
 
 With `force`, each cell run is sent the attempt id of the row it replaces: only a row with
 another id counts as done, so a resubmitted cell still runs once. A cell run that ends with a

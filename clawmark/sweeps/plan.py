@@ -9,7 +9,6 @@ deployment and `clawmark sweep rerun-failed` pick such cells up without one.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import product
@@ -143,41 +142,6 @@ def _known_statuses(statuses: Iterable[str]) -> set[str]:
     if unknown := sorted(chosen - known):
         raise ValueError(f"statuses: {', '.join(unknown)} unknown; expected some of {', '.join(sorted(known))}")
     return chosen
-
-
-def spent_usd(store: ResultStore, sweep_id: str) -> float:
-    """Cost committed so far in this sweep; unpriced rows add nothing here (they are NaN)."""
-    frame = store.read(sweep_id, columns=["cost_usd"])
-    if frame.empty:
-        return 0.0
-    total = frame["cost_usd"].sum(skipna=True)
-    return 0.0 if math.isnan(total) else float(total)
-
-
-@dataclass
-class SpendMeter:
-    """Money a sweep has spent: committed rows read once at start, then each finished cell added,
-    so the cap check costs nothing per wave (re-reading every row file would grow with the sweep).
-    A rerun cell counts twice, as it was paid twice. Unpriced (NaN) costs add nothing. An uncapped
-    sweep reads no row: a pool cell run makes a meter of its own, and reading every committed
-    row file there (~1 ms each) would cost each cell more as the sweep grows."""
-
-    cap_usd: float | None
-    spent_usd: float = 0.0
-
-    @classmethod
-    def for_sweep(cls, spec: SweepSpec, store: ResultStore) -> "SpendMeter":
-        if spec.max_cost_usd is None:
-            return cls(None)
-        return cls(spec.max_cost_usd, spent_usd(store, spec.sweep_id))
-
-    def add(self, cost_usd: float | None) -> None:
-        if cost_usd is not None and math.isfinite(cost_usd):
-            self.spent_usd += cost_usd
-
-    @property
-    def exhausted(self) -> bool:
-        return self.cap_usd is not None and self.spent_usd >= self.cap_usd
 
 
 def pin_protocol(spec: SweepSpec, store: ResultStore) -> str:

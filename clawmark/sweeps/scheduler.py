@@ -26,7 +26,8 @@ from typing import Protocol
 from clawmark.results import AttemptRow, ResultStore
 from clawmark.results.errors import ResultsDiskFull
 from clawmark.sweeps.engine_gate import engine_stayed_down
-from clawmark.sweeps.plan import Cell, SpendMeter
+from clawmark.sweeps.plan import Cell
+from clawmark.sweeps.spend import SpendMeter
 from clawmark.sweeps.spec import SweepSpec
 
 DISK_FULL, ENGINE_DOWN = "ResultsDiskFull", "EngineStayedDown"  # what stops a sweep (a pool run's final state name)

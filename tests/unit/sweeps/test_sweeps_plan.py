@@ -9,7 +9,7 @@ from clawmark.catalog.errors import UnknownTask
 from clawmark.results import AttemptRow, ResultStore
 from clawmark.settings import TASKS_CATALOG
 from clawmark.sweeps import SweepSpec, load_spec, plan_sweep
-from clawmark.sweeps.plan import failed_cells, spent_usd
+from clawmark.sweeps.plan import failed_cells
 
 INSTANCES = TASKS_CATALOG / "swe" / "instances.jsonl"
 
@@ -88,16 +88,6 @@ def test_missing_names_the_planned_cells_without_a_row(tmp_path):
     assert [c.cell_key for c in chosen] == [c.cell_key for c in cells[1:]]
 
 
-def test_spent_counts_every_committed_cost(tmp_path):
-    store = ResultStore(tmp_path)
-    spec = _spec()
-    cells = [c for c in plan_sweep(spec, store).cells if c.claw == "oracle"]
-    _commit(store, spec, cells[0], "resolved", cost=0.25)
-    _commit(store, spec, cells[1], "infra_error", cost=0.5)
-    assert spent_usd(store, "s1") == pytest.approx(0.75)
-    assert spent_usd(store, "other") == 0.0
-
-
 def test_unknown_task_id_names_the_file_and_field(tmp_path):
     with pytest.raises(UnknownTask) as err:
         plan_sweep(_spec(tasks=["no-such-instance"]), ResultStore(tmp_path))
@@ -135,34 +125,6 @@ def test_a_resume_under_another_protocol_is_refused(tmp_path):
     slower = _spec().attempt.model_copy(update={"eval_timeout_s": 99.0})
     with pytest.raises(ConfigMismatch):
         pin_protocol(_spec(attempt=slower), store)
-
-
-def test_spend_meter_starts_from_committed_rows_and_ignores_unpriced(tmp_path):
-    from clawmark.sweeps.plan import SpendMeter
-
-    store = ResultStore(tmp_path)
-    spec = _spec(max_cost_usd=1.0)
-    _commit(store, spec, plan_sweep(spec, store).cells[0], "resolved", cost=0.6)
-    meter = SpendMeter.for_sweep(spec, store)
-    assert meter.spent_usd == pytest.approx(0.6) and not meter.exhausted
-    meter.add(float("nan"))
-    meter.add(None)
-    assert not meter.exhausted
-    meter.add(0.4)
-    assert meter.exhausted
-    assert not SpendMeter(cap_usd=None, spent_usd=1e9).exhausted
-
-
-def test_an_uncapped_sweeps_meter_reads_no_row(tmp_path, monkeypatch):
-    """Each pool cell run makes a meter: reading every committed row there grows with the sweep."""
-    from clawmark.sweeps.plan import SpendMeter
-
-    store = ResultStore(tmp_path)
-    spec = _spec()
-    _commit(store, spec, plan_sweep(spec, store).cells[0], "resolved", cost=0.6)
-    monkeypatch.setattr(store, "read", lambda *a, **k: pytest.fail("an uncapped meter read the rows"))
-    meter = SpendMeter.for_sweep(spec, store)
-    assert meter.cap_usd is None and meter.spent_usd == 0.0 and not meter.exhausted
 
 
 def test_planned_keys_equal_the_attempts_own_identity_for_every_claw_model_and_seed(tmp_path):
