@@ -231,7 +231,12 @@ class ResultStore:
     def read_row(self, sweep_id: str, cell_key: str) -> AttemptRow:
         path = self.row_path(sweep_id, cell_key)
         if self.fs.get_file_info(path).type == pafs.FileType.File:
-            return from_record(scan(self.fs, [path], None, None).to_pylist()[0])
+            try:
+                return from_record(scan(self.fs, [path], None, None).to_pylist()[0])
+            except (OSError, pa.ArrowException):
+                if self.fs.get_file_info(path).type == pafs.FileType.File:
+                    raise  # there and unreadable
+                # gone between the look and the read: compaction folded it into the compacted file
         packed = self._compacted_info(sweep_id)
         rows = scan(self.fs, [packed.path], pc.field("cell_key") == cell_key, None).to_pylist() if packed else []
         if not rows:

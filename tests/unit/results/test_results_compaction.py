@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
@@ -103,3 +104,29 @@ def test_has_raises_on_a_corrupt_compacted_file_instead_of_answering_no(store):
     Path(store.compacted_path("sweep-1")).write_bytes(b"PAR1 garbage")
     with pytest.raises(CorruptResults, match="_compacted"):
         store.has("sweep-1", rows[0].cell_key)
+
+
+def test_a_row_compacted_between_the_look_and_the_read_is_read_from_the_compacted_file(store, monkeypatch):
+    """A live view lists a cell's file, then the sweep's end compacts (and deletes) it before the
+    read: the row is read where it went, not an OSError at the end of a finished sweep."""
+    import clawmark.results.store as store_module
+
+    rows = _write_cells(store, 2)
+    real_scan, compacted = store_module.scan, []
+
+    def compaction_first(fs, files, expr, columns):
+        if not compacted:  # once: compaction reads through scan too
+            compacted.append("started")
+            compacted.append(store.compact("sweep-1"))
+        return real_scan(fs, files, expr, columns)
+
+    monkeypatch.setattr(store_module, "scan", compaction_first)
+    assert store.read_row("sweep-1", rows[1].cell_key).seed == 1
+    assert compacted == ["started", 2] and store.cell_files("sweep-1") == []  # it went, between the look and the read
+
+
+def test_an_unreadable_row_file_that_is_still_there_is_an_error(store):
+    rows = _write_cells(store, 1)
+    Path(store.row_path("sweep-1", rows[0].cell_key)).write_bytes(b"not parquet")
+    with pytest.raises((OSError, pa.ArrowException)):
+        store.read_row("sweep-1", rows[0].cell_key)
