@@ -49,6 +49,19 @@ def is_live(lease: dict, ttl_s: float) -> bool:
     return time.time() - float(lease.get("heartbeat", 0)) < ttl_s
 
 
+def read_note(store: ResultStore, path: str) -> dict | None:
+    """A small JSON file a live process keeps in the store (a lease, a count); None when it is
+    absent, torn or unreadable: a reader then goes without it."""
+    if store.fs.get_file_info(path).type != pafs.FileType.File:
+        return None
+    try:
+        with store.fs.open_input_stream(path) as stream:
+            note = json.loads(stream.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return note if isinstance(note, dict) else None
+
+
 def cell_lease_dir(store: ResultStore, sweep_id: str) -> str:
     return f"{store.root}/sweeps/{check_name('sweep_id', sweep_id)}/running"
 
@@ -72,13 +85,7 @@ class SweepLease:
         self._beat: threading.Thread | None = None
 
     def holder(self) -> dict | None:
-        if self.store.fs.get_file_info(self.path).type != pafs.FileType.File:
-            return None
-        try:
-            with self.store.fs.open_input_stream(self.path) as stream:
-                return json.loads(stream.read().decode("utf-8"))
-        except (OSError, ValueError):
-            return None  # a torn or unreadable lease protects nothing
+        return read_note(self.store, self.path)  # a torn or unreadable lease protects nothing
 
     def _is_live(self, lease: dict) -> bool:
         return lease.get("token") != self.token and is_live(lease, self.ttl_s)

@@ -19,11 +19,9 @@ import os
 import socket
 from dataclasses import dataclass
 
-import pyarrow.fs as pafs
-
 from clawmark.results import ResultStore
 from clawmark.results.layout import check_name
-from clawmark.results.lease import SweepLease, is_live
+from clawmark.results.lease import SweepLease, is_live, read_note
 from clawmark.sweeps.spec import SweepSpec
 
 
@@ -85,14 +83,12 @@ def coordinator_count(store: ResultStore, sweep_id: str) -> float | None:
     lease = sweep_lease.holder()
     if lease is None or not is_live(lease, sweep_lease.ttl_s):
         return None
-    path = spend_path(store, sweep_id)
-    if store.fs.get_file_info(path).type != pafs.FileType.File:
+    note = read_note(store, spend_path(store, sweep_id))
+    if note is None:
         return None
     try:
-        with store.fs.open_input_stream(path) as stream:
-            note = json.loads(stream.read().decode("utf-8"))
         spent = float(note["spent_usd"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # torn or foreign: the rows decide
+    except (KeyError, TypeError, ValueError):
+        return None  # not a count: the rows decide
     same_holder = (note.get("host"), note.get("pid")) == (lease.get("host"), lease.get("pid"))
     return spent if same_holder and math.isfinite(spent) else None
