@@ -10,14 +10,12 @@ coordinator and in the worker, so a deployment can refuse a worker running other
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import tomllib
 from pathlib import Path
 
 from clawmark.runtime.images import Progress, ensure_derived_image, ensure_image
-from clawmark.runtime.recipes import IGNORED_PARTS
-from clawmark.runtime.shipped_code import SHIPPED, code_digest
+from clawmark.runtime.shipped_code import code_digest, copy_shipped
 from clawmark.settings import PROJECT_ROOT
 
 CODE_ROOT = "/opt/clawmark"
@@ -65,17 +63,6 @@ def ensure_worker_image(root: Path = PROJECT_ROOT, progress: Progress | None = N
         (deps_context / "requirements.txt").write_text("\n".join(requirements(root)) + "\n")
         deps = ensure_derived_image("worker-deps", ensure_image("python", progress), deps_context, DEPS_DOCKERFILE,
                                     progress)
-        _copy_shipped(root, code_context)
+        copy_shipped(root, code_context)
         dockerfile = CODE_DOCKERFILE.replace("{digest}", code_digest(root))
         return ensure_derived_image("worker", deps, code_context, dockerfile, progress)
-
-
-def _copy_shipped(root: Path, dest: Path) -> None:
-    ignore = shutil.ignore_patterns(*IGNORED_PARTS, "*.pyc", "*.egg-info")
-    dest.mkdir()
-    for name in SHIPPED:
-        path = root / name
-        if path.is_dir():
-            shutil.copytree(path, dest / name, ignore=ignore, symlinks=True)
-        elif path.is_file():
-            shutil.copy2(path, dest / name)

@@ -5,14 +5,13 @@ before the installed package), against a `clawmark server start` of its own."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 
 import pytest
 import yaml
 
-from clawmark.runtime.shipped_code import SHIPPED, code_digest
+from clawmark.runtime.shipped_code import code_digest, copy_shipped
 from clawmark.settings import TASKS_CATALOG
 from tests.support.prefect_server import PREFECT, PROJECT, await_polling, client_env, running_server, worker
 
@@ -21,13 +20,7 @@ POOL, SWEEP = "pool-other-code", "other-code"
 
 
 def _changed_copy(dest):
-    dest.mkdir()
-    for name in SHIPPED:
-        source = PROJECT / name
-        if source.is_dir():
-            shutil.copytree(source, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        elif source.is_file():
-            shutil.copy2(source, dest / name)
+    copy_shipped(PROJECT, dest)
     cell = dest / "flows" / "cell.py"
     cell.write_text(cell.read_text() + "\n# a worker's local edit\n")
     return dest

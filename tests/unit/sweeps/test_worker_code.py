@@ -4,13 +4,12 @@ and the spec's paths under the coordinator's checkout become the worker's own.""
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
 
 from clawmark.runtime import worker_image
-from clawmark.runtime.shipped_code import SHIPPED, code_digest
+from clawmark.runtime.shipped_code import code_digest, copy_shipped
 from clawmark.settings import PROJECT_ROOT, TASKS_CATALOG
 from clawmark.sweeps import worker_code
 from clawmark.sweeps.spec import SweepSpec, rebased
@@ -29,22 +28,15 @@ def test_paths_under_the_coordinators_checkout_become_the_workers():
     assert rebased("/home/me/clawmark-other/x", "/home/me/clawmark", "/opt/c") == "/home/me/clawmark-other/x"
 
 
-def _copy(root, dest):
-    for name in SHIPPED:
-        if (root / name).is_dir():
-            shutil.copytree(root / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        elif (root / name).is_file():
-            shutil.copy2(root / name, dest / name)
-
-
 def test_the_digest_is_the_code_not_where_it_lies_nor_its_bytecode(tmp_path):
-    _copy(PROJECT_ROOT, tmp_path)
-    assert code_digest(tmp_path) == code_digest(PROJECT_ROOT)
-    (tmp_path / "flows" / "__pycache__").mkdir(exist_ok=True)
-    (tmp_path / "flows" / "__pycache__" / "cell.cpython-311.pyc").write_bytes(b"\0")
-    assert code_digest(tmp_path) == code_digest(PROJECT_ROOT)
-    (tmp_path / "flows" / "cell.py").write_text((tmp_path / "flows" / "cell.py").read_text() + "\n# changed\n")
-    assert code_digest(tmp_path) != code_digest(PROJECT_ROOT)
+    copied = tmp_path / "checkout"
+    copy_shipped(PROJECT_ROOT, copied)
+    assert code_digest(copied) == code_digest(PROJECT_ROOT)
+    (copied / "flows" / "__pycache__").mkdir(exist_ok=True)
+    (copied / "flows" / "__pycache__" / "cell.cpython-311.pyc").write_bytes(b"\0")
+    assert code_digest(copied) == code_digest(PROJECT_ROOT)
+    (copied / "flows" / "cell.py").write_text((copied / "flows" / "cell.py").read_text() + "\n# changed\n")
+    assert code_digest(copied) != code_digest(PROJECT_ROOT)
 
 
 def test_the_pull_step_enters_the_same_code_and_refuses_other_code(tmp_path, monkeypatch, caplog):
